@@ -1,0 +1,89 @@
+# mkSandbox: the seed's entrypoint, same argument names, so switching is a
+# one-line change of import. Renders the policy into the store with
+# ./render-config.nix and wraps `outName` around `agentsandbox -c <policy>`.
+#
+# Only builtins and the few builders passed in are used, so tests can call it
+# with stand-in builders and check the rendered policy without nixpkgs.
+{
+  agentsandbox,
+  nix ? null,
+  writeTextFile,
+  writeShellScriptBin,
+}:
+{
+  pkg,
+  binName,
+  outName,
+  allowedPackages,
+  workspaceDir ? null,
+  rwDirs ? [ ],
+  rwFiles ? [ ],
+  roDirs ? [ ],
+  roFiles ? [ ],
+  env ? { },
+  allowedDomains ? null,
+  allowUnixSockets ? false,
+  allowedHostPorts ? [ ],
+  publishedPorts ? [ ],
+  allowNix ? false,
+  allowHeadlessBrowsers ? [ ],
+  # Beyond the seed: extra plugin groups, e.g. { git.protect = true; }.
+  plugins ? { },
+  # Beyond the seed: arguments always passed to the agent, and a backend.
+  args ? [ ],
+  backend ? null,
+}:
+let
+  # Like lib.getBin: the output holding bin/ of a multi-output package.
+  getBin =
+    p:
+    if builtins.isString p || builtins.isPath p then
+      p
+    else if p.outputSpecified or false then
+      p
+    else
+      p.bin or p.out or p;
+
+  # Store paths keep their string context, so the policy file references
+  # every package and the wrapper's closure carries them.
+  packages =
+    map (p: toString (getBin p)) allowedPackages
+    ++ (if allowNix && nix != null then [ (toString (getBin nix)) ] else [ ]);
+
+  config = import ./render-config.nix {
+    name = outName;
+    command = "${toString (getBin pkg)}/bin/${binName}";
+    inherit
+      args
+      backend
+      workspaceDir
+      packages
+      rwDirs
+      rwFiles
+      roDirs
+      roFiles
+      env
+      allowedDomains
+      allowUnixSockets
+      allowedHostPorts
+      publishedPorts
+      allowNix
+      allowHeadlessBrowsers
+      plugins
+      ;
+  };
+
+  configFile = writeTextFile {
+    name = "${outName}.cfg";
+    text = config;
+  };
+in
+# `--` so every argument reaches the agent untouched; launcher switches come
+# from AGENTSANDBOX_* variables (e.g. AGENTSANDBOX_ALLOW_NIX=1).
+(writeShellScriptBin outName ''
+  exec ${toString agentsandbox}/bin/agentsandbox -c ${toString configFile} -- "$@"
+'')
+// {
+  # The policy text and file, for inspection: `nix eval .#x.config`.
+  inherit config configFile;
+}

@@ -1,0 +1,52 @@
+{
+  description = "Codex in agentsandbox";
+
+  inputs = {
+    nixpkgs.url = "github:NixOS/nixpkgs/nixos-unstable";
+    agentsandbox.url = "github:agentsandbox/agentsandbox";
+    agentsandbox.inputs.nixpkgs.follows = "nixpkgs";
+  };
+
+  outputs =
+    { nixpkgs, agentsandbox, ... }:
+    let
+      systems = [
+        "x86_64-linux"
+        "aarch64-linux"
+        "x86_64-darwin"
+        "aarch64-darwin"
+      ];
+      forAllSystems = f: nixpkgs.lib.genAttrs systems (system: f system nixpkgs.legacyPackages.${system});
+    in
+    {
+      devShells = forAllSystems (
+        system: pkgs:
+        let
+          inherit (agentsandbox.lib.${system}) mkSandbox commonTools;
+          codex-sandboxed = mkSandbox {
+            pkg = pkgs.codex;
+            binName = "codex";
+            outName = "codex-sandboxed";
+            # Codex sandboxes itself and the two cannot nest: run
+            # `codex-sandboxed -s danger-full-access` and let agentsandbox do it.
+            allowedPackages = commonTools;
+            rwDirs = [ "$HOME/.codex" ];
+            roFiles = [ "$HOME/.config/git/config" ];
+            env = {
+              OPENAI_API_KEY = "$OPENAI_API_KEY";
+              CODEX_HOME = "$HOME/.codex";
+            };
+            allowedDomains = {
+              "openai.com" = "*";
+              "chatgpt.com" = "*";
+              "github.com" = [ "GET" "HEAD" ];
+              "githubusercontent.com" = [ "GET" "HEAD" ];
+            };
+          };
+        in
+        {
+          default = pkgs.mkShell { packages = [ codex-sandboxed ]; };
+        }
+      );
+    };
+}

@@ -1,0 +1,49 @@
+{
+  description = "GitHub Copilot CLI in agentsandbox";
+
+  inputs = {
+    nixpkgs.url = "github:NixOS/nixpkgs/nixos-unstable";
+    agentsandbox.url = "github:agentsandbox/agentsandbox";
+    agentsandbox.inputs.nixpkgs.follows = "nixpkgs";
+  };
+
+  outputs =
+    { nixpkgs, agentsandbox, ... }:
+    let
+      systems = [
+        "x86_64-linux"
+        "aarch64-linux"
+        "x86_64-darwin"
+        "aarch64-darwin"
+      ];
+      forAllSystems = f: nixpkgs.lib.genAttrs systems (system: f system nixpkgs.legacyPackages.${system});
+    in
+    {
+      devShells = forAllSystems (
+        system: pkgs:
+        let
+          inherit (agentsandbox.lib.${system}) mkSandbox commonTools;
+          copilot-sandboxed = mkSandbox {
+            pkg = pkgs.github-copilot-cli;
+            binName = "copilot";
+            outName = "copilot-sandboxed";
+            allowedPackages = commonTools;
+            rwDirs = [ "$HOME/.copilot" ];
+            roFiles = [ "$HOME/.config/git/config" ];
+            env = {
+              GH_TOKEN = "$GH_TOKEN";
+            };
+            allowedDomains = {
+              "githubcopilot.com" = "*";
+              "api.github.com" = "*";
+              "github.com" = [ "GET" "HEAD" ];
+              "githubusercontent.com" = [ "GET" "HEAD" ];
+            };
+          };
+        in
+        {
+          default = pkgs.mkShell { packages = [ copilot-sandboxed ]; };
+        }
+      );
+    };
+}

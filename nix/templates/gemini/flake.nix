@@ -1,0 +1,49 @@
+{
+  description = "Gemini CLI in agentsandbox";
+
+  inputs = {
+    nixpkgs.url = "github:NixOS/nixpkgs/nixos-unstable";
+    agentsandbox.url = "github:agentsandbox/agentsandbox";
+    agentsandbox.inputs.nixpkgs.follows = "nixpkgs";
+  };
+
+  outputs =
+    { nixpkgs, agentsandbox, ... }:
+    let
+      systems = [
+        "x86_64-linux"
+        "aarch64-linux"
+        "x86_64-darwin"
+        "aarch64-darwin"
+      ];
+      forAllSystems = f: nixpkgs.lib.genAttrs systems (system: f system nixpkgs.legacyPackages.${system});
+    in
+    {
+      devShells = forAllSystems (
+        system: pkgs:
+        let
+          inherit (agentsandbox.lib.${system}) mkSandbox commonTools;
+          gemini-sandboxed = mkSandbox {
+            pkg = pkgs.gemini-cli;
+            binName = "gemini";
+            outName = "gemini-sandboxed";
+            allowedPackages = commonTools;
+            rwDirs = [ "$HOME/.gemini" ];
+            roFiles = [ "$HOME/.config/git/config" ];
+            env = {
+              GEMINI_API_KEY = "$GEMINI_API_KEY";
+            };
+            allowedDomains = {
+              "googleapis.com" = "*";
+              "google.com" = [ "GET" "HEAD" "POST" ];
+              "github.com" = [ "GET" "HEAD" ];
+              "githubusercontent.com" = [ "GET" "HEAD" ];
+            };
+          };
+        in
+        {
+          default = pkgs.mkShell { packages = [ gemini-sandboxed ]; };
+        }
+      );
+    };
+}

@@ -1,0 +1,50 @@
+{
+  description = "OpenCode in agentsandbox";
+
+  inputs = {
+    nixpkgs.url = "github:NixOS/nixpkgs/nixos-unstable";
+    agentsandbox.url = "github:agentsandbox/agentsandbox";
+    agentsandbox.inputs.nixpkgs.follows = "nixpkgs";
+  };
+
+  outputs =
+    { nixpkgs, agentsandbox, ... }:
+    let
+      systems = [
+        "x86_64-linux"
+        "aarch64-linux"
+        "x86_64-darwin"
+        "aarch64-darwin"
+      ];
+      forAllSystems = f: nixpkgs.lib.genAttrs systems (system: f system nixpkgs.legacyPackages.${system});
+    in
+    {
+      devShells = forAllSystems (
+        system: pkgs:
+        let
+          inherit (agentsandbox.lib.${system}) mkSandbox commonTools;
+          opencode-sandboxed = mkSandbox {
+            pkg = pkgs.opencode;
+            binName = "opencode";
+            outName = "opencode-sandboxed";
+            allowedPackages = commonTools;
+            rwDirs = [ "$HOME/.config/opencode" "$HOME/.local/share/opencode" "$HOME/.cache/opencode" ];
+            roFiles = [ "$HOME/.config/git/config" ];
+            env = {
+              ANTHROPIC_API_KEY = "$ANTHROPIC_API_KEY";
+            };
+            allowedDomains = {
+              "opencode.ai" = "*";
+              "models.dev" = [ "GET" "HEAD" ];
+              "anthropic.com" = "*";
+              "github.com" = [ "GET" "HEAD" ];
+              "githubusercontent.com" = [ "GET" "HEAD" ];
+            };
+          };
+        in
+        {
+          default = pkgs.mkShell { packages = [ opencode-sandboxed ]; };
+        }
+      );
+    };
+}

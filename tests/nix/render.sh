@@ -1,0 +1,132 @@
+#!/bin/bash
+# nix/: every .nix file parses; the renderer and mkSandbox, evaluated for real
+# with nix-instantiate on option fixtures, produce the expected policy text,
+# which libconfig parses into the intended structure and the launcher accepts.
+. "$SRC_ROOT/tests/lib.sh"
+
+command -v nix-instantiate >/dev/null || skip_all "nix-instantiate not installed (apt-get install nix-bin)"
+CFGPARSE=${CFGPARSE:-$BUILD_ROOT/tests/nix/cfgparse}
+FIX=$SRC_ROOT/tests/nix/fixtures
+# Pure evaluation needs no daemon and no store writes.
+export NIX_REMOTE=dummy:// NIX_CONFIG= NIX_PATH=
+unset NIX_CONF_DIR
+
+# nix_eval EXPR: print the string EXPR evaluates to.
+nix_eval() {
+    nix-instantiate --eval --strict --json -E "$1" | python3 -c 'import json,sys; sys.stdout.write(json.load(sys.stdin))'
+}
+
+# Every .nix file in the repository parses.
+while IFS= read -r f; do
+    check "parses: ${f#"$SRC_ROOT"/}" -- nix-instantiate --parse "$f"
+done < <(find "$SRC_ROOT" -name '*.nix' -not -path '*/build*/*' -not -path '*/.git/*' | sort)
+
+# Good fixtures: exact text, libconfig grammar.
+for name in full minimal domains-list no-internet; do
+    out=$TEST_TMP/$name.cfg
+    if nix_eval "(import $FIX/$name.nix).config" >"$out" 2>"$TEST_TMP/err"; then
+        ok 0 "$name: mkSandbox evaluates"
+    else
+        ok 1 "$name: mkSandbox evaluates"
+        sed 's/^/# /' "$TEST_TMP/err"
+    fi
+    if diff -u "$FIX/$name.cfg" "$out" >"$TEST_TMP/diff"; then
+        ok 0 "$name: renders the expected policy"
+    else
+        ok 1 "$name: renders the expected policy"
+        sed 's/^/# /' "$TEST_TMP/diff"
+    fi
+    check "$name: libconfig parses it" -- "$CFGPARSE" "$out"
+done
+
+# expect NAME PATH VALUE: the parsed setting PATH of fixture NAME is VALUE.
+expect() {
+    local got
+    got=$("$CFGPARSE" "$TEST_TMP/$1.cfg" "$2" 2>&1)
+    if [ "$got" = "$3" ]; then
+        ok 0 "$1: $2 = $3"
+    else
+        ok 1 "$1: $2 = $3"
+        diag "got: $got"
+    fi
+}
+expect full sandbox.name '"full-sandboxed"'
+expect full sandbox.command '"/usr/bin/env"'
+expect full sandbox.args '["--yolo"]'
+expect full sandbox.workspace '"$HOME/work"'
+expect full sandbox.packages '["/usr" "/bin" "/usr/local"]'
+expect full sandbox.rw_dirs '["$HOME/.agent"]'
+expect full sandbox.rw_files '["$HOME/agent.json"]'
+expect full sandbox.ro_dirs '["$HOME/ref"]'
+expect full sandbox.ro_files '["${HOME}/.gitconfig"]'
+expect full sandbox.env '{AGENT_DIR="${HOME}/.agent" AGENT_TOKEN="$AGENT_TOKEN" MODE="${AGENT_MODE:-fast}" QUOTED="say "hi" \ bye"}'
+expect full network.allowed_domains '["anthropic.com" {domain="api.github.com" path="/graphql" methods=["POST"]} {domain="github.com" methods=["GET" "HEAD"]} {domain="uploads.example.com" path="/v1"}]'
+expect full network.host_ports '[5432 6379]'
+expect full network.published_ports '[3000 {port=8000 bind="0.0.0.0"} {port=8080}]'
+expect full network.unix_sockets 'true'
+expect full plugins '{browsers={engines=["chromium"]} git={protect=true} nix={allow=true}}'
+expect minimal network '{host_ports=[] published_ports=[] unix_sockets=false}'
+expect minimal plugins '{nix={allow=false}}'
+expect domains-list network.allowed_domains '["anthropic.com" "sentry.io"]'
+expect domains-list network.host_ports '"all"'
+expect domains-list plugins.git.protect 'false'
+expect no-internet network.allowed_domains '[]'
+expect no-internet plugins.browsers.engines '["firefox"]'
+
+# The wrapper runs the launcher on the rendered file and hands every argument
+# to the agent.
+wrapper=$(nix_eval "(import $FIX/full.nix).text" 2>&1)
+case $wrapper in
+*'/bin/agentsandbox -c /nix/store/00000000000000000000000000000000-full-sandboxed.cfg -- "$@"'*) ok 0 "wrapper execs agentsandbox -c <policy> -- \"\$@\"" ;;
+*) ok 1 "wrapper execs agentsandbox -c <policy> -- \"\$@\""; diag "$wrapper" ;;
+esac
+
+# Mistakes are evaluation errors that name the argument.
+for f in "$FIX"/err-*.nix; do
+    want=$(sed -n '1s/^# expect: //p' "$f")
+    if nix_eval "(import $f).config" >/dev/null 2>"$TEST_TMP/err"; then
+        ok 1 "$(basename "$f"): refused"
+    elif grep -qF -- "$want" "$TEST_TMP/err"; then
+        ok 0 "$(basename "$f"): refused with \"$want\""
+    else
+        ok 1 "$(basename "$f"): refused with \"$want\""
+        sed 's/^/# /' "$TEST_TMP/err"
+    fi
+done
+
+# The launcher accepts the rendered policies (paths they name exist here).
+if [ -x "$ASB" ]; then
+    mkdir -p "$HOME/work" "$HOME/.agent" "$HOME/ref"
+    : >"$HOME/agent.json"
+    : >"$HOME/.gitconfig"
+    cd "$HOME/work" || exit 1
+    for name in full minimal domains-list no-internet; do
+        # allowNix's daemon checks are the nix plugin's tests; here the
+        # policy itself is under test.
+        if AGENTSANDBOX_ALLOW_NIX=0 asb --check -c "$TEST_TMP/$name.cfg" >"$TEST_TMP/out" 2>&1; then
+            ok 0 "$name: agentsandbox --check accepts it"
+        else
+            ok 1 "$name: agentsandbox --check accepts it"
+            sed 's/^/# /' "$TEST_TMP/out"
+        fi
+    done
+    AGENTSANDBOX_ALLOW_NIX=0 asb --show-config -c "$TEST_TMP/full.cfg" >"$TEST_TMP/show" 2>&1
+    for want in anthropic.com api.github.com /graphql POST github.com HEAD uploads.example.com /v1 \
+        5432 6379 3000 8000 0.0.0.0 8080 "$HOME/.agent" "$HOME/agent.json" "$HOME/ref" "$HOME/.gitconfig" \
+        AGENT_DIR chromium; do
+        if grep -qF -- "$want" "$TEST_TMP/show"; then
+            ok 0 "full: --show-config shows $want"
+        else
+            ok 1 "full: --show-config shows $want"
+        fi
+    done
+    AGENTSANDBOX_ALLOW_NIX=0 asb --show-config -c "$TEST_TMP/domains-list.cfg" >"$TEST_TMP/show" 2>&1
+    for want in anthropic.com sentry.io; do
+        grep -qF -- "$want" "$TEST_TMP/show"
+        ok $? "domains-list: --show-config shows $want"
+    done
+else
+    skip "launcher not built: agentsandbox --check / --show-config on the rendered policies"
+fi
+
+done_testing
