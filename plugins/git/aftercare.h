@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* After the sandbox exits: remove the placeholders the masks created on the
+ * host, and audit what the agent left in the git dirs. */
+#ifndef ASB_GIT_AFTERCARE_H
+#define ASB_GIT_AFTERCARE_H
+
+#include <agentsandbox/plugin.h>
+
+#include "repo_scan.h"
+
+/* A path that did not exist on the host and that a mask creates there. The
+ * launcher holds a shared flock on its parent directory for the whole session,
+ * so that a concurrent sandbox using the same repository keeps its mounts:
+ * removing a mount point on the host detaches the mounts on it elsewhere. */
+struct placeholder {
+	char *path;
+	int parent_fd;
+	int is_dir;
+};
+
+struct placeholders {
+	struct placeholder *items;
+	size_t n, cap;
+};
+
+/* Record `path` (from rs_result.mounts, placeholder set) and lock its parent. */
+int placeholders_add(struct placeholders *p, const char *path, int is_dir);
+/* Remove those still empty, newest first; log what was done. */
+void placeholders_cleanup(const struct asb_host *host, struct asb_ctx *ctx, struct placeholders *p);
+void placeholders_free(struct placeholders *p);
+
+/* Re-scan the workspace: warn about git dirs that appeared during the session
+ * (their hooks and config were writable inside) and remove a `commondir` the
+ * agent planted in a protected git dir (it would redirect config and hooks). */
+void audit_after_exit(const struct asb_host *host, struct asb_ctx *ctx,
+                      const struct rs_options *opt, const struct rs_result *before);
+
+#endif

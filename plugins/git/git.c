@@ -1,0 +1,371 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * git plugin: the agent can use git, but cannot leave code behind that the
+ * host runs. Every repository the sandbox exposes gets its hooks, config,
+ * attributes, alternates and pointer files bound read-only (masked when they do
+ * not exist yet), and commits need a declared identity.
+ */
+#include <agentsandbox/plugin.h>
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "aftercare.h"
+#include "repo_scan.h"
+#include "util.h"
+
+#define DEFAULT_MAX_REPOS 128
+#define DEFAULT_MAX_DEPTH 8
+#define DEFAULT_MAX_DIRS  20000
+
+/* One launch per process: the state lives from configure to post_exit. */
+static struct {
+	int protect;
+	struct rs_limits limits;
+	int scanned; /* 1 ok, < 0 failed */
+	int applied; /* pre_mount added the mounts */
+	struct rs_options opt;
+	char *workspace, *home;
+	char **rw_paths;
+	struct rs_result scan;
+	struct placeholders placeholders;
+} g;
+
+static void state_reset(void)
+{
+	rs_result_free(&g.scan);
+	placeholders_free(&g.placeholders);
+	for (char **p = g.rw_paths; p && *p; p++)
+		free(*p);
+	free(g.rw_paths);
+	free(g.workspace);
+	free(g.home);
+	g = (__typeof__(g)){0};
+}
+
+static int read_limit(const struct asb_host *host, struct asb_ctx *ctx, const char *key,
+                      unsigned *out)
+{
+	int64_t v;
+	int r = host->config_int(ctx, key, &v);
+	if (r <= 0)
+		return r;
+	if (v < 1 || v > 1000000)
+		return host->config_error(ctx, key, "must be between 1 and 1000000, not %" PRId64,
+		                          v);
+	*out = (unsigned)v;
+	return 0;
+}
+
+static int git_configure(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	state_reset();
+	g.protect = 1;
+	g.limits = (struct rs_limits){
+	    .max_repos = DEFAULT_MAX_REPOS,
+	    .max_depth = DEFAULT_MAX_DEPTH,
+	    .max_dirs = DEFAULT_MAX_DIRS,
+	};
+	int v, r = host->config_bool(ctx, "protect", &v);
+	if (r < 0)
+		return r;
+	if (r > 0)
+		g.protect = !!v;
+	if ((r = read_limit(host, ctx, "max_repos", &g.limits.max_repos)) < 0 ||
+	    (r = read_limit(host, ctx, "max_depth", &g.limits.max_depth)) < 0 ||
+	    (r = read_limit(host, ctx, "max_dirs", &g.limits.max_dirs)) < 0)
+		return r;
+	if (!g.protect)
+		host->log(ctx, ASB_LOG_WARN,
+		          "git protection is off: the agent can write git hooks and config that "
+		          "run on the host at your next git command");
+	return 0;
+}
+
+static int collect_rw_paths(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	static const char *const lists[] = {"rw_dirs", "rw_files"};
+	size_t n = 0;
+	for (size_t l = 0; l < 2; l++) {
+		int c = host->policy_list_count(ctx, lists[l]);
+		n += c > 0 ? (size_t)c : 0;
+	}
+	g.rw_paths = calloc(n + 1, sizeof(char *));
+	if (!g.rw_paths)
+		return -ENOMEM;
+	size_t w = 0;
+	for (size_t l = 0; l < 2; l++) {
+		int c = host->policy_list_count(ctx, lists[l]);
+		for (int i = 0; i < c && w < n; i++) {
+			const char *p = host->policy_list_get(ctx, lists[l], (uint32_t)i);
+			if (p && p[0] == '/' && !(g.rw_paths[w++] = strdup(p)))
+				return -ENOMEM;
+		}
+	}
+	return 0;
+}
+
+/* Scan once; describe and pre_mount share the result. */
+static int ensure_scanned(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	if (g.scanned)
+		return g.scanned < 0 ? g.scanned : 0;
+	const char *ws = host->policy_string(ctx, "workspace");
+	const char *home = host->policy_string(ctx, "home");
+	if (!ws || ws[0] != '/') {
+		host->log(ctx, ASB_LOG_ERROR, "git: no absolute workspace to protect");
+		return g.scanned = -EINVAL;
+	}
+	int r = collect_rw_paths(host, ctx);
+	if (r < 0)
+		return g.scanned = r;
+	g.workspace = strdup(ws);
+	g.home = home ? strdup(home) : NULL;
+	if (!g.workspace || (home && !g.home))
+		return g.scanned = -ENOMEM;
+	g.opt = (struct rs_options){
+	    .workspace = g.workspace,
+	    .home = g.home,
+	    .rw_paths = (const char *const *)g.rw_paths,
+	    .limits = g.limits,
+	};
+	r = rs_scan(&g.opt, &g.scan);
+	if (r < 0) {
+		host->log(ctx, ASB_LOG_ERROR,
+		          "git: cannot protect %s (%s): refusing to launch; git protection can be "
+		          "turned off with --no-git-protection",
+		          g.scan.error_path ? g.scan.error_path : ws,
+		          r == -ELOOP ? "it is a symlink, which a read-only mount cannot pin"
+		                      : strerror(-r));
+		return g.scanned = r;
+	}
+	return g.scanned = 1, 0;
+}
+
+static void log_scan(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	const struct rs_result *s = &g.scan;
+	if (s->tree_root)
+		host->log(
+		    ctx, ASB_LOG_INFO,
+		    "git: working-tree root %s exposed read-only (workspace %s stays writable)",
+		    s->tree_root, g.workspace);
+	if (s->skipped_root)
+		host->log(ctx, ASB_LOG_WARN,
+		          "git: the workspace is inside the working tree %s, which is not exposed "
+		          "(it is /, a top-level directory or holds $HOME); git will not see that "
+		          "repository",
+		          s->skipped_root);
+	for (size_t i = 0; i < s->n_repos; i++) {
+		const struct rs_repo *r = &s->repos[i];
+		if (r->exposed)
+			host->log(ctx, ASB_LOG_INFO, "git: %s %s (git dir %s)",
+			          rs_kind_name(r->kind), r->worktree ? r->worktree : r->gitdir,
+			          r->gitdir);
+		else
+			host->log(ctx, ASB_LOG_INFO,
+			          "git: %s %s: its git dir %s is outside the workspace and not "
+			          "exposed; its pointer file is read-only",
+			          rs_kind_name(r->kind), r->worktree, r->gitdir);
+	}
+	host->log(ctx, ASB_LOG_INFO, "git: scanned %u directories, %zu repositories, %zu git dirs",
+	          s->dirs_scanned, s->n_repos, s->n_gitdirs);
+	if (s->limits_hit)
+		host->log(ctx, ASB_LOG_WARN,
+		          "git: repository scan stopped at its limits (%s%s%s max_repos=%u "
+		          "max_depth=%u max_dirs=%u): repositories beyond are not protected; raise "
+		          "plugins.git.max_* to cover them",
+		          s->limits_hit & RS_LIMIT_REPOS ? "repos " : "",
+		          s->limits_hit & RS_LIMIT_DEPTH ? "depth " : "",
+		          s->limits_hit & RS_LIMIT_DIRS ? "dirs " : "", g.limits.max_repos,
+		          g.limits.max_depth, g.limits.max_dirs);
+}
+
+static int apply_mount(const struct asb_host *host, struct asb_ctx *ctx, const struct rs_mount *m)
+{
+	struct asb_mount am = {.struct_size = sizeof(am), .fd = -1, .dest = m->path};
+	int r;
+	switch (m->op) {
+	case RS_BIND_RO:
+		return host->plan_bind(ctx, ASB_MOUNT_RO_BIND, m->path, NULL, 0);
+	case RS_BIND_RW:
+		return host->plan_bind(ctx, ASB_MOUNT_BIND, m->path, NULL, 0);
+	case RS_MASK_FILE:
+		return host->plan_add_data(ctx, m->path, "", 0, 0444);
+	case RS_MASK_DIR:
+		am.type = ASB_MOUNT_TMPFS;
+		am.mode = 0555;
+		if ((r = host->plan_add_mount(ctx, &am)) < 0)
+			return r;
+		am.type = ASB_MOUNT_REMOUNT_RO;
+		am.mode = 0;
+		return host->plan_add_mount(ctx, &am);
+	case RS_TMPFS:
+		am.type = ASB_MOUNT_TMPFS;
+		am.mode = 0755;
+		return host->plan_add_mount(ctx, &am);
+	}
+	return -EINVAL;
+}
+
+static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	if (!g.protect)
+		return 0;
+	int r = ensure_scanned(host, ctx);
+	if (r < 0)
+		return r;
+	log_scan(host, ctx);
+	unsigned pinned = 0;
+	for (size_t i = 0; i < g.scan.n_mounts; i++) {
+		const struct rs_mount *m = &g.scan.mounts[i];
+		r = apply_mount(host, ctx, m);
+		if (r < 0) {
+			host->log(ctx, ASB_LOG_ERROR, "git: cannot add %s of %s: %s",
+			          rs_op_name(m->op), m->path, strerror(-r));
+			return r;
+		}
+		if (m->placeholder) {
+			r = placeholders_add(&g.placeholders, m->path, m->op != RS_MASK_FILE);
+			if (r < 0) {
+				host->log(ctx, ASB_LOG_ERROR,
+				          "git: cannot lock the parent of %s: %s", m->path,
+				          strerror(-r));
+				return r;
+			}
+		}
+		if (m->op == RS_BIND_RW && strcmp(m->why, "pinned") == 0) {
+			pinned++;
+			continue;
+		}
+		if (m->op == RS_BIND_RW)
+			host->log(ctx, ASB_LOG_INFO, "git: writable %s (%s)", m->path, m->why);
+		else if (m->op == RS_BIND_RO)
+			host->log(ctx, ASB_LOG_INFO, "git: read-only %s (%s)", m->path, m->why);
+		else if (m->op == RS_TMPFS)
+			host->log(
+			    ctx, ASB_LOG_INFO,
+			    "git: %s is missing: an empty writable directory in the sandbox (%s)",
+			    m->path, m->why);
+		else
+			host->log(ctx, ASB_LOG_INFO,
+			          "git: %s is missing: masked by an empty read-only %s (%s)%s",
+			          m->path, m->op == RS_MASK_DIR ? "directory" : "file", m->why,
+			          m->placeholder ? "; its mount point is removed after exit" : "");
+	}
+	if (pinned)
+		host->log(
+		    ctx, ASB_LOG_INFO,
+		    "git: %u directories bound over themselves so that they cannot be renamed "
+		    "away with the protections inside",
+		    pinned);
+	g.applied = 1;
+	return 0;
+}
+
+/* With no declared identity git must fail, not invent one from the passwd
+ * entry and host name: user.useConfigOnly, appended to any GIT_CONFIG_*
+ * the policy already sets. */
+static int git_env(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	if (!g.protect)
+		return 0;
+	long count = 0;
+	int n = host->plan_env_count(ctx);
+	for (int i = 0; i < n; i++) {
+		const char *k = NULL, *v = NULL;
+		if (host->plan_env_get(ctx, (uint32_t)i, &k, &v) < 0 || !k || !v)
+			continue;
+		if (strcmp(k, "GIT_CONFIG_COUNT") == 0) {
+			char *end;
+			count = strtol(v, &end, 10);
+			if (*end || count < 0 || count > 1000) {
+				host->log(
+				    ctx, ASB_LOG_WARN,
+				    "git: GIT_CONFIG_COUNT=%s is not a count; user.useConfigOnly "
+				    "not set",
+				    v);
+				return 0;
+			}
+		}
+	}
+	char key[64], val[32];
+	snprintf(key, sizeof(key), "GIT_CONFIG_KEY_%ld", count);
+	int r = host->plan_setenv(ctx, key, "user.useConfigOnly");
+	snprintf(key, sizeof(key), "GIT_CONFIG_VALUE_%ld", count);
+	if (r >= 0)
+		r = host->plan_setenv(ctx, key, "true");
+	snprintf(val, sizeof(val), "%ld", count + 1);
+	if (r >= 0)
+		r = host->plan_setenv(ctx, "GIT_CONFIG_COUNT", val);
+	return r;
+}
+
+static int git_describe(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	if (!g.protect)
+		return host->describe(ctx, "protect", "false (git hooks and config are writable)");
+	int r = host->describe(ctx, "protect", "true");
+	if (r < 0)
+		return r;
+	if ((r = ensure_scanned(host, ctx)) < 0)
+		return r;
+	char buf[128];
+	snprintf(buf, sizeof(buf), "%zu repositories, %u directories scanned%s", g.scan.n_repos,
+	         g.scan.dirs_scanned, g.scan.limits_hit ? " (limit hit)" : "");
+	if ((r = host->describe(ctx, "scan", buf)) < 0)
+		return r;
+	if (g.scan.tree_root && (r = host->describe(ctx, "tree_root", g.scan.tree_root)) < 0)
+		return r;
+	for (size_t i = 0; i < g.scan.n_repos && r >= 0; i++)
+		if (g.scan.repos[i].exposed)
+			r = host->describe(ctx, rs_kind_name(g.scan.repos[i].kind),
+			                   g.scan.repos[i].worktree ? g.scan.repos[i].worktree
+			                                            : g.scan.repos[i].gitdir);
+	for (size_t i = 0; i < g.scan.n_mounts && r >= 0; i++) {
+		const struct rs_mount *m = &g.scan.mounts[i];
+		if (m->op == RS_BIND_RO || m->op == RS_MASK_FILE || m->op == RS_MASK_DIR)
+			r = host->describe(ctx, m->op == RS_BIND_RO ? "read_only" : "masked",
+			                   m->path);
+	}
+	return r;
+}
+
+static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, int status)
+{
+	if (g.protect && g.applied) {
+		placeholders_cleanup(host, ctx, &g.placeholders);
+		if (status >= 0) /* the agent ran */
+			audit_after_exit(host, ctx, &g.opt, &g.scan);
+	}
+	state_reset();
+}
+
+static const struct asb_hooks git_hooks = {
+    .struct_size = sizeof(struct asb_hooks),
+    .configure = git_configure,
+    .pre_mount = git_pre_mount,
+    .env = git_env,
+    .post_exit = git_post_exit,
+    .describe = git_describe,
+};
+
+static const char *const git_config_keys[] = {"protect", "max_repos", "max_depth", "max_dirs",
+                                              NULL};
+
+static const struct asb_plugin git_plugin = {
+    .magic = ASB_PLUGIN_MAGIC,
+    .abi_major = ASB_ABI_MAJOR,
+    .abi_minor = ASB_ABI_MINOR,
+    .struct_size = sizeof(struct asb_plugin),
+    .kind = ASB_KIND_FEATURE,
+    .name = "git",
+    .version = "0.1.0",
+    .description = "git protection: hooks, config and pointer files read-only in every "
+                   "repository of the workspace",
+    .config_keys = git_config_keys,
+    .hooks = &git_hooks,
+};
+
+ASB_PLUGIN_DEFINE(git_plugin)
