@@ -1,0 +1,52 @@
+/* SPDX-License-Identifier: MIT */
+/* Command line and AGENTSANDBOX_* environment: flag > env > file > default. */
+#ifndef ASB_CORE_CLI_H
+#define ASB_CORE_CLI_H
+
+#include "expand.h"
+#include "policy.h"
+
+enum cli_mode {
+	MODE_RUN,
+	MODE_SHOW_CONFIG,
+	MODE_CHECK,
+	MODE_HELP,
+	MODE_VERSION,
+	MODE_SESSIONS,
+	MODE_PLUGINS,
+};
+
+#define CLI_MAX_BOOLS 16
+
+struct cli {
+	int mode;
+	bool shell;
+	char *config_path; /* NULL: from env or the default location */
+	int config_source;
+	char *workspace;
+	char *backend;
+	struct strv env_kv; /* --env K=V */
+	struct strv mounts; /* --mount [ro:]SRC[:DEST] */
+	struct strv plugin_dirs;
+	int bools[CLI_MAX_BOOLS]; /* -1 = not given */
+	bool have_agent_args;
+	struct strv agent_args;
+};
+
+int cli_parse(int argc, char **argv, struct cli *out);
+void cli_free(struct cli *c);
+
+/* Find the config file: -c, $AGENTSANDBOX_CONFIG, then the XDG default.
+ * Sets *path (new string) and *source; -ENOENT when none exists. */
+int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char **path,
+                    int *source);
+
+/* Apply environment then flags on top of the loaded file. */
+int cli_apply(const struct cli *c, struct policy *p, expand_lookup_fn lookup, void *ud);
+
+/* Parse 1/true/yes/on and 0/false/no/off; -EINVAL otherwise. */
+int parse_bool(const char *s);
+
+void cli_usage(void *file);
+
+#endif

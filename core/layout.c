@@ -1,0 +1,447 @@
+/* SPDX-License-Identifier: MIT */
+#include "layout.h"
+
+#include "log.h"
+
+#include <agentsandbox/plugin.h>
+
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* coreutils, findutils, grep, sed, awk, diff, which, tar, gzip, less: what a
+ * shell session expects to find. `common_tools = false` opts out. */
+const char *const layout_common_tools[] = {
+    "sh",        "env",   "cat",      "ls",      "cp",      "mv",       "rm",       "mkdir",
+    "rmdir",     "ln",    "touch",    "chmod",   "stat",    "readlink", "realpath", "basename",
+    "dirname",   "head",  "tail",     "wc",      "sort",    "uniq",     "cut",      "tr",
+    "tee",       "echo",  "printf",   "test",    "[",       "true",     "false",    "pwd",
+    "date",      "sleep", "id",       "whoami",  "uname",   "mktemp",   "seq",      "yes",
+    "expr",      "du",    "df",       "nproc",   "timeout", "paste",    "join",     "comm",
+    "split",     "tac",   "nl",       "od",      "base64",  "md5sum",   "sha1sum",  "sha256sum",
+    "sha512sum", "cksum", "truncate", "install", "fold",    "fmt",      "shuf",     "numfmt",
+    "printenv",  "tty",   "stty",     "nice",    "nohup",   "dd",       "sync",     "find",
+    "xargs",     "grep",  "egrep",    "fgrep",   "sed",     "awk",      "diff",     "cmp",
+    "diff3",     "sdiff", "which",    "tar",     "gzip",    "gunzip",   "zcat",     "less",
+    NULL};
+
+/* Read-only system directories; on merged-/usr hosts the top-level ones are
+ * symlinks and are recreated as such. */
+static const char *const system_dirs[] = {"/usr",   "/bin",   "/sbin",   "/lib",
+                                          "/lib32", "/lib64", "/libx32", NULL};
+
+/* The parts of /etc that programs need; the rest (host keys, shadow, sudoers,
+ * service configs) stays out. */
+static const char *const etc_paths[] = {"/etc/passwd",
+                                        "/etc/group",
+                                        "/etc/hostname",
+                                        "/etc/hosts",
+                                        "/etc/resolv.conf",
+                                        "/etc/nsswitch.conf",
+                                        "/etc/host.conf",
+                                        "/etc/gai.conf",
+                                        "/etc/services",
+                                        "/etc/protocols",
+                                        "/etc/localtime",
+                                        "/etc/timezone",
+                                        "/etc/ssl",
+                                        "/etc/ca-certificates",
+                                        "/etc/ca-certificates.conf",
+                                        "/etc/pki",
+                                        "/etc/ld.so.cache",
+                                        "/etc/ld.so.conf",
+                                        "/etc/ld.so.conf.d",
+                                        "/etc/alternatives",
+                                        "/etc/bash.bashrc",
+                                        "/etc/profile",
+                                        "/etc/inputrc",
+                                        "/etc/terminfo",
+                                        "/etc/os-release",
+                                        "/etc/lsb-release",
+                                        "/etc/debian_version",
+                                        "/etc/mime.types",
+                                        "/etc/magic",
+                                        "/etc/locale.alias",
+                                        "/etc/default/locale",
+                                        "/etc/environment",
+                                        "/etc/manpath.config",
+                                        "/etc/xdg",
+                                        "/etc/fonts",
+                                        NULL};
+
+/* Host variables that describe the terminal and locale, not the user's
+ * secrets: passed through when set. */
+static const char *const passthrough_env[] = {"TERM",     "COLORTERM", "LANG",  "LANGUAGE", "TZ",
+                                              "NO_COLOR", "COLUMNS",   "LINES", NULL};
+
+static bool is_system_path(const char *path)
+{
+	for (const char *const *d = system_dirs; *d; d++)
+		if (path_is_within(path, *d))
+			return true;
+	return false;
+}
+
+int layout_find_executable(const char *name, const char *search_path, char **out)
+{
+	char real[PATH_MAX];
+	if (strchr(name, '/')) {
+		if (name[0] != '/')
+			return -EINVAL;
+		if (access(name, X_OK) < 0)
+			return -errno;
+		if (!realpath(name, real))
+			return -errno;
+		return (*out = strdup(real)) ? 0 : -ENOMEM;
+	}
+	if (!search_path)
+		search_path = "/usr/local/bin:/usr/bin:/bin";
+	_cleanup_free_ char *copy = strdup(search_path);
+	if (!copy)
+		return -ENOMEM;
+	char *save = NULL;
+	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
+		if (dir[0] != '/')
+			continue; /* a relative PATH entry would depend on the cwd */
+		_cleanup_free_ char *cand = str_printf("%s/%s", dir, name);
+		if (!cand)
+			return -ENOMEM;
+		struct stat st;
+		if (stat(cand, &st) < 0 || !S_ISREG(st.st_mode) || access(cand, X_OK) < 0)
+			continue;
+		if (!realpath(cand, real))
+			continue;
+		return (*out = strdup(real)) ? 0 : -ENOMEM;
+	}
+	return -ENOENT;
+}
+
+int layout_add_executable(struct plan *plan, const struct policy *p, const char *name,
+                          const char *host_path, const char *origin)
+{
+	int r;
+	if (!is_system_path(host_path)) {
+		_cleanup_free_ char *dir = strdup(host_path);
+		if (!dir)
+			return -ENOMEM;
+		char *slash = strrchr(dir, '/');
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+		/* Binding the directory must not expose the home directory itself. */
+		if (strcmp(dir, "/") == 0 || (p->home && path_is_within(p->home, dir))) {
+			err_set("%s: %s lives directly in %s; binding its directory would expose "
+			        "it all. Move it into a directory of its own, or declare what it "
+			        "needs in ro_dirs and give its absolute path",
+			        name, host_path, dir);
+			return -EPERM;
+		}
+		bool already = false;
+		for (size_t i = 0; i < plan->n_mounts; i++)
+			if (plan->mounts[i].source && strcmp(plan->mounts[i].dest, dir) == 0)
+				already = true;
+		if (!already && (r = plan_bind(plan, ASB_MOUNT_RO_BIND, dir, NULL, 0, origin)) < 0)
+			return r;
+	}
+	return plan_add_exec(plan, name, host_path);
+}
+
+static int add_system(struct plan *plan)
+{
+	int r;
+	for (const char *const *d = system_dirs; *d; d++) {
+		struct stat st;
+		if (lstat(*d, &st) < 0)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			char target[PATH_MAX];
+			ssize_t len = readlink(*d, target, sizeof(target) - 1);
+			if (len < 0)
+				return -errno;
+			target[len] = '\0';
+			r = plan_add_mount(plan, ASB_MOUNT_SYMLINK, 0, 0, -1, target, *d, "core");
+		} else {
+			r = plan_add_mount(plan, ASB_MOUNT_RO_BIND, ASB_MOUNT_F_TRY, 0, -1, *d, *d,
+			                   "core");
+		}
+		if (r < 0)
+			return r;
+	}
+	for (const char *const *e = etc_paths; *e; e++)
+		if ((r = plan_add_mount(plan, ASB_MOUNT_RO_BIND, ASB_MOUNT_F_TRY, 0, -1, *e, *e,
+		                        "core")) < 0)
+			return r;
+	if ((r = plan_add_mount(plan, ASB_MOUNT_PROC, 0, 0, -1, NULL, "/proc", "core")) < 0 ||
+	    (r = plan_add_mount(plan, ASB_MOUNT_DEV, 0, 0, -1, NULL, "/dev", "core")) < 0 ||
+	    (r = plan_add_mount(plan, ASB_MOUNT_TMPFS, 0, 01777, -1, NULL, "/tmp", "core")) < 0 ||
+	    (r = plan_add_mount(plan, ASB_MOUNT_TMPFS, 0, 01777, -1, NULL, "/var/tmp", "core")) <
+	        0 ||
+	    (r = plan_add_mount(plan, ASB_MOUNT_TMPFS, 0, 0755, -1, NULL, "/run", "core")) < 0)
+		return r;
+	return 0;
+}
+
+struct declared {
+	const char *path;
+	uint32_t type;
+	const char *what;
+};
+
+static int cmp_declared(const void *a, const void *b)
+{
+	const struct declared *x = a, *y = b;
+	size_t dx = path_depth(x->path), dy = path_depth(y->path);
+	if (dx != dy)
+		return dx < dy ? -1 : 1;
+	return strcmp(x->path, y->path);
+}
+
+/* Agent-writable roots: a declared path inside one of them must not be a
+ * symlink leading out of it, or the agent could plant one before launch. */
+static int check_symlink_escape(const struct policy *p, const char *path, const char *what,
+                                char real[PATH_MAX])
+{
+	if (!realpath(path, real))
+		return -errno;
+	struct {
+		const char *root;
+	} roots[64];
+	size_t n = 0;
+	roots[n++].root = p->workspace.value;
+	for (size_t i = 0; i < p->rw_dirs.items.n && n < ARRAY_SIZE(roots); i++)
+		roots[n++].root = p->rw_dirs.items.v[i];
+	for (size_t i = 0; i < n; i++) {
+		if (strcmp(roots[i].root, path) == 0 || !path_is_within(path, roots[i].root))
+			continue;
+		char root_real[PATH_MAX];
+		if (!realpath(roots[i].root, root_real))
+			continue;
+		if (!path_is_within(real, root_real)) {
+			err_set("%s: %s is a symlink to %s, outside %s where it lies; declare the "
+			        "target itself if that is intended",
+			        what, path, real, roots[i].root);
+			return -ELOOP;
+		}
+	}
+	return 0;
+}
+
+static int add_declared(struct plan *plan, const struct policy *p)
+{
+	size_t total = p->rw_dirs.items.n + p->rw_files.items.n + p->ro_dirs.items.n +
+	               p->ro_files.items.n + p->n_mounts + 1;
+	_cleanup_free_ struct declared *d = calloc(total, sizeof(*d));
+	if (!d)
+		return -ENOMEM;
+	size_t n = 0;
+	struct {
+		const struct plist *l;
+		uint32_t type;
+		const char *what;
+	} lists[] = {
+	    {&p->ro_dirs, ASB_MOUNT_RO_BIND, "sandbox.ro_dirs"},
+	    {&p->ro_files, ASB_MOUNT_RO_BIND, "sandbox.ro_files"},
+	    {&p->rw_dirs, ASB_MOUNT_BIND, "sandbox.rw_dirs"},
+	    {&p->rw_files, ASB_MOUNT_BIND, "sandbox.rw_files"},
+	};
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (size_t i = 0; i < lists[l].l->items.n; i++)
+			d[n++] =
+			    (struct declared){lists[l].l->items.v[i], lists[l].type, lists[l].what};
+	d[n++] = (struct declared){p->workspace.value, ASB_MOUNT_BIND, "workspace"};
+	/* Stable parent-first order: a nested declaration covers its parent. */
+	qsort(d, n, sizeof(*d), cmp_declared);
+
+	for (size_t i = 0; i < n; i++) {
+		char real[PATH_MAX];
+		int r = check_symlink_escape(p, d[i].path, d[i].what, real);
+		if (r == -ENOENT && strcmp(d[i].what, "sandbox.rw_dirs") == 0) {
+			/* Only --show-config/--check get here: a launch creates it first. */
+			if ((r = plan_add_mount(plan, d[i].type, 0, 0, -1, d[i].path, d[i].path,
+			                        "core")) < 0)
+				return r;
+			continue;
+		}
+		if (r < 0) {
+			if (r != -ELOOP)
+				err_set("%s: %s: %s", d[i].what, d[i].path, strerror(-r));
+			return r;
+		}
+		r = plan_bind(plan, d[i].type, real, d[i].path, 0, "core");
+		if (r < 0) {
+			err_set("%s: cannot open %s: %s", d[i].what, d[i].path, strerror(-r));
+			return r;
+		}
+	}
+	/* --mount entries come last: the user asked for them on this launch. */
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		const struct extra_mount *m = &p->mounts[i];
+		int r = plan_bind(plan, m->read_only ? ASB_MOUNT_RO_BIND : ASB_MOUNT_BIND,
+		                  m->source, m->dest, 0, "flag");
+		if (r < 0) {
+			err_set("--mount %s: %s", m->source, strerror(-r));
+			return r;
+		}
+	}
+	return 0;
+}
+
+static int add_executables(struct plan *plan, const struct policy *p, bool shell,
+                           const char *search_path, char **command_path)
+{
+	int r;
+	_cleanup_free_ char *bash = NULL;
+	if ((r = layout_find_executable("bash", search_path, &bash)) < 0) {
+		err_set("bash was not found on PATH; it is always part of the sandbox");
+		return r;
+	}
+	if (!shell) {
+		const char *cmd = p->command.value;
+		_cleanup_free_ char *path = NULL;
+		r = layout_find_executable(cmd, search_path, &path);
+		if (r < 0) {
+			err_set("%s%s: command \"%s\" %s", p->config_file ? p->config_file : "",
+			        p->command.line ? ": sandbox.command" : "sandbox.command", cmd,
+			        r == -ENOENT ? "was not found on PATH" : strerror(-r));
+			return r;
+		}
+		const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
+		if ((r = layout_add_executable(plan, p, base, path, "sandbox.command")) < 0)
+			return r;
+		*command_path = str_printf("%s/%s", PLAN_BIN_DIR, base);
+		if (!*command_path)
+			return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->packages.items.n; i++) {
+		const char *name = p->packages.items.v[i];
+		_cleanup_free_ char *path = NULL;
+		r = layout_find_executable(name, search_path, &path);
+		if (r < 0) {
+			err_set("%s:%d: sandbox.packages: \"%s\" %s",
+			        p->config_file ? p->config_file : "(config)", p->packages.line,
+			        name, r == -ENOENT ? "was not found on PATH" : strerror(-r));
+			return r;
+		}
+		const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
+		if ((r = layout_add_executable(plan, p, base, path, "sandbox.packages")) < 0)
+			return r;
+	}
+	if ((r = layout_add_executable(plan, p, "bash", bash, "core")) < 0)
+		return r;
+	if (p->common_tools.value) {
+		for (const char *const *t = layout_common_tools; *t; t++) {
+			_cleanup_free_ char *path = NULL;
+			if (layout_find_executable(*t, search_path, &path) < 0)
+				continue; /* the common set is best effort */
+			if ((r = layout_add_executable(plan, p, *t, path, "common_tools")) < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+static int add_env(struct plan *plan, const struct policy *p, expand_lookup_fn lookup, void *ud)
+{
+	int r;
+	if ((r = plan_setenv(plan, "HOME", p->home)) < 0 ||
+	    (r = plan_setenv(plan, "USER", p->user)) < 0 ||
+	    (r = plan_setenv(plan, "LOGNAME", p->user)) < 0 ||
+	    (r = plan_setenv(plan, "PATH", PLAN_BIN_DIR)) < 0 ||
+	    (r = plan_setenv(plan, "SHELL", PLAN_BIN_DIR "/bash")) < 0 ||
+	    (r = plan_setenv(plan, "TMPDIR", "/tmp")) < 0)
+		return r;
+	for (const char *const *k = passthrough_env; *k; k++) {
+		const char *v = lookup(*k, ud);
+		if (v && (r = plan_setenv(plan, *k, v)) < 0)
+			return r;
+	}
+	/* LC_* describe the locale only. */
+	extern char **environ;
+	for (char **e = environ; lookup == expand_lookup_environ && *e; e++) {
+		if (!str_has_prefix(*e, "LC_"))
+			continue;
+		const char *eq = strchr(*e, '=');
+		if (!eq)
+			continue;
+		_cleanup_free_ char *key = strndup(*e, (size_t)(eq - *e));
+		if (!key || (r = plan_setenv(plan, key, eq + 1)) < 0)
+			return key ? r : -ENOMEM;
+	}
+	if (!plan_getenv(plan, "TERM") && (r = plan_setenv(plan, "TERM", "dumb")) < 0)
+		return r;
+	for (size_t i = 0; i < p->n_env; i++) {
+		const struct env_entry *e = &p->env[i];
+		if (!e->value) {
+			log_msg(LOG_INFO, "env %s expands to nothing: left unset", e->key);
+			(void)plan_unsetenv(plan, e->key);
+			continue;
+		}
+		if ((r = plan_setenv(plan, e->key, e->value)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+bool layout_workspace_exposes_home(const struct policy *p)
+{
+	return p->home && path_is_within(p->home, p->workspace.value);
+}
+
+int layout_build(struct plan *plan, const struct policy *p, bool shell, expand_lookup_fn lookup,
+                 void *ud)
+{
+	int r;
+	if ((r = add_system(plan)) < 0)
+		return r;
+	/* The ephemeral home: the real path, empty, discarded at exit. */
+	if ((r = plan_add_mount(plan, ASB_MOUNT_TMPFS, 0, 0700, -1, NULL, p->home, "core")) < 0)
+		return r;
+	if ((r = add_declared(plan, p)) < 0)
+		return r;
+	_cleanup_free_ char *command_path = NULL;
+	if ((r = add_executables(plan, p, shell, lookup("PATH", ud), &command_path)) < 0)
+		return r;
+	if ((r = add_env(plan, p, lookup, ud)) < 0)
+		return r;
+	if (shell) {
+		if ((r = strv_push(&plan->argv, PLAN_BIN_DIR "/bash")) < 0)
+			return r;
+		for (size_t i = 0; i < p->agent_args.n; i++)
+			if ((r = strv_push(&plan->argv, p->agent_args.v[i])) < 0)
+				return r;
+	} else {
+		if ((r = strv_push(&plan->argv, command_path)) < 0)
+			return r;
+		for (size_t i = 0; i < p->args.items.n; i++)
+			if ((r = strv_push(&plan->argv, p->args.items.v[i])) < 0)
+				return r;
+		for (size_t i = 0; i < p->agent_args.n; i++)
+			if ((r = strv_push(&plan->argv, p->agent_args.v[i])) < 0)
+				return r;
+	}
+	plan->chdir = strdup(p->workspace.value);
+	if (!plan->chdir)
+		return -ENOMEM;
+	plan->flags = ASB_PLAN_DIE_WITH_PARENT;
+	return 0;
+}
+
+int layout_create_rw_dirs(const struct policy *p)
+{
+	for (size_t i = 0; i < p->rw_dirs.items.n; i++) {
+		const char *d = p->rw_dirs.items.v[i];
+		struct stat st;
+		if (stat(d, &st) == 0)
+			continue;
+		int r = mkdir_p(d, 0700);
+		if (r < 0) {
+			err_set("sandbox.rw_dirs: cannot create %s: %s", d, strerror(-r));
+			return r;
+		}
+		log_msg(LOG_INFO, "created missing rw dir %s (mode 0700)", d);
+	}
+	return 0;
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: MIT */
+/* The core's part of the plan: system directories read-only, an ephemeral
+ * home, fresh /proc, /dev and /tmp, declared paths, the workspace, the
+ * executables on PATH and a rebuilt environment. */
+#ifndef ASB_CORE_LAYOUT_H
+#define ASB_CORE_LAYOUT_H
+
+#include "plan.h"
+#include "expand.h"
+#include "policy.h"
+
+/* Resolve an executable: a name on the launching PATH, or an absolute path.
+ * *out is the realpath. -ENOENT when not found. */
+int layout_find_executable(const char *name, const char *search_path, char **out);
+
+/* Put a resolved executable on PATH, binding its directory read-only when it
+ * lives outside the system directories. */
+int layout_add_executable(struct plan *plan, const struct policy *p, const char *name,
+                          const char *host_path, const char *origin);
+
+/* Build the core mounts, env and argv. `shell` runs bash instead. */
+int layout_build(struct plan *plan, const struct policy *p, bool shell, expand_lookup_fn lookup,
+                 void *ud);
+
+/* Create missing rw_dirs (0700). Only once the whole launch is validated. */
+int layout_create_rw_dirs(const struct policy *p);
+
+/* True when the workspace exposes the home directory (it is $HOME or above). */
+bool layout_workspace_exposes_home(const struct policy *p);
+
+/* The documented common set (NULL-terminated). */
+extern const char *const layout_common_tools[];
+
+#endif

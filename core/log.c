@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: MIT */
+#include "log.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+static log_sink_fn user_sink;
+static int log_fd = -1;
+static struct strv pending; /* lines written before the file exists */
+static char *last_error;
+
+static const char *const level_names[] = {"debug", "info", "warning", "error"};
+
+void log_set_sink(log_sink_fn sink)
+{
+	user_sink = sink;
+}
+
+int log_attach_file(int fd)
+{
+	log_fd = fd;
+	for (size_t i = 0; i < pending.n; i++) {
+		int r = write_all(fd, pending.v[i], strlen(pending.v[i]));
+		if (r < 0)
+			return r;
+	}
+	strv_clear(&pending);
+	return 0;
+}
+
+void log_detach(void)
+{
+	log_fd = -1;
+	strv_clear(&pending);
+}
+
+void log_vmsg(int level, const char *fmt, va_list ap)
+{
+	_cleanup_free_ char *msg = str_vprintf(fmt, ap);
+	if (!msg)
+		return;
+	if (level >= LOG_WARN && user_sink)
+		user_sink(level, msg);
+
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	char *line = str_printf("%04d-%02d-%02dT%02d:%02d:%02d.%03ldZ %s: %s\n", tm.tm_year + 1900,
+	                        tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+	                        ts.tv_nsec / 1000000L,
+	                        level_names[level < 0   ? 0
+	                                    : level > 3 ? 3
+	                                                : level],
+	                        msg);
+	if (!line)
+		return;
+	if (log_fd >= 0) {
+		(void)write_all(log_fd, line, strlen(line));
+		free(line);
+	} else {
+		(void)strv_push_take(&pending, line);
+	}
+}
+
+void log_msg(int level, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	log_vmsg(level, fmt, ap);
+	va_end(ap);
+}
+
+void err_set(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *msg = str_vprintf(fmt, ap);
+	va_end(ap);
+	/* Keep the first (deepest) cause; callers up the stack only add context
+	 * when nothing was said yet. */
+	if (last_error) {
+		free(msg);
+		return;
+	}
+	last_error = msg;
+}
+
+const char *err_get(void)
+{
+	return last_error;
+}
+
+void err_clear(void)
+{
+	free(last_error);
+	last_error = NULL;
+}

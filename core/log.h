@@ -1,0 +1,27 @@
+/* SPDX-License-Identifier: MIT */
+/* launch.log and user-facing messages. Lines are buffered in memory until the
+ * session directory exists (a bad config must not create one), then appended
+ * to launch.log. Warnings and errors also go to the sink the CLI installs. */
+#ifndef ASB_CORE_LOG_H
+#define ASB_CORE_LOG_H
+
+#include "util.h"
+
+enum { LOG_DEBUG, LOG_INFO, LOG_WARN, LOG_ERROR };
+
+typedef void (*log_sink_fn)(int level, const char *msg);
+
+void log_set_sink(log_sink_fn sink);
+void log_msg(int level, const char *fmt, ...) _printf_(2, 3);
+void log_vmsg(int level, const char *fmt, va_list ap) _printf_(2, 0);
+/* Start writing to this file (flushing what was buffered); -1 stops. */
+int log_attach_file(int fd);
+void log_detach(void);
+
+/* The one error that aborts a launch: the deepest layer that knows the cause
+ * sets it (with file:line where there is one); the CLI prints it once. */
+void err_set(const char *fmt, ...) _printf_(1, 2);
+const char *err_get(void);
+void err_clear(void);
+
+#endif

@@ -1,0 +1,256 @@
+/* SPDX-License-Identifier: MIT */
+/* agentsandbox: the command line. Everything else lives in the core library;
+ * this file turns its results into messages and an exit status. */
+#include "cli.h"
+#include "config.h"
+#include "launch.h"
+#include "layout.h"
+#include "log.h"
+#include "show.h"
+#include "subcommands.h"
+#include "tty.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#define EXIT_SETUP 125
+
+static void stderr_sink(int level, const char *msg)
+{
+	if (level == LOG_WARN)
+		fprintf(stderr, "agentsandbox: warning: %s\n", msg);
+}
+
+static int fail(int r)
+{
+	const char *e = err_get();
+	fprintf(stderr, "agentsandbox: %s\n", e ? e : strerror(r < 0 ? -r : r));
+	return EXIT_SETUP;
+}
+
+static int identify(struct policy *p)
+{
+	p->uid = getuid();
+	p->gid = getgid();
+	struct passwd *pw = getpwuid(p->uid);
+	const char *home = getenv("HOME");
+	if (!home || home[0] != '/')
+		home = pw ? pw->pw_dir : NULL;
+	if (!home) {
+		err_set("cannot tell the home directory: set $HOME");
+		return -ENOENT;
+	}
+	const char *user = pw ? pw->pw_name : getenv("USER");
+	char cwd[PATH_MAX];
+	if (!getcwd(cwd, sizeof(cwd))) {
+		err_set("cannot read the current directory: %s", strerror(errno));
+		return -errno;
+	}
+	p->home = strdup(home);
+	p->user = strdup(user ? user : "user");
+	p->launch_dir = strdup(cwd);
+	size_t len = p->home ? strlen(p->home) : 0;
+	while (len > 1 && p->home[len - 1] == '/')
+		p->home[--len] = '\0';
+	return p->home && p->user && p->launch_dir ? 0 : -ENOMEM;
+}
+
+static int resolve_policy(struct policy *p, const struct cli *c)
+{
+	int r = identify(p);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *cfg = NULL;
+	int cfg_source = SRC_DEFAULT;
+	r = cli_config_path(c, expand_lookup_environ, NULL, &cfg, &cfg_source);
+	if (r < 0 && r != -ENOENT)
+		return r;
+	if (cfg) {
+		char real[PATH_MAX];
+		if (!realpath(cfg, real)) {
+			err_set("%s: cannot read config: %s", cfg, strerror(errno));
+			return -errno;
+		}
+		if (!(p->config_file = strdup(cfg)))
+			return -ENOMEM;
+		if ((r = config_load(p, cfg, expand_lookup_environ, NULL)) < 0)
+			return r;
+	}
+	if ((r = cli_apply(c, p, expand_lookup_environ, NULL)) < 0)
+		return r;
+
+	/* Without a command in the config, the first agent argument is it. */
+	if (!p->command.value && !c->shell && p->agent_args.n > 0) {
+		p->command.value = strdup(p->agent_args.v[0]);
+		p->command.source = SRC_FLAG;
+		free(p->agent_args.v[0]);
+		memmove(p->agent_args.v, p->agent_args.v + 1, p->agent_args.n * sizeof(char *));
+		p->agent_args.n--;
+		if (!p->command.value)
+			return -ENOMEM;
+	}
+	if (!p->command.value && !c->shell) {
+		err_set("%s: sandbox.command is not set (set it, give the command after --, or "
+		        "use --shell)",
+		        p->config_file ? p->config_file : "no config file");
+		return -EINVAL;
+	}
+	if (!p->workspace.value) {
+		if (!(p->workspace.value = strdup(p->launch_dir)))
+			return -ENOMEM;
+		p->workspace.source = SRC_DEFAULT;
+	}
+	struct stat st;
+	char real[PATH_MAX];
+	if (stat(p->workspace.value, &st) < 0 || !S_ISDIR(st.st_mode) ||
+	    !realpath(p->workspace.value, real)) {
+		err_set("workspace %s [%s]: %s", p->workspace.value,
+		        source_name(p->workspace.source),
+		        errno ? strerror(errno) : "not a directory");
+		return -ENOTDIR;
+	}
+	free(p->workspace.value);
+	if (!(p->workspace.value = strdup(real)))
+		return -ENOMEM;
+	if (!p->name.value) {
+		const char *base = c->shell ? "shell" : p->command.value;
+		if (strrchr(base, '/'))
+			base = strrchr(base, '/') + 1;
+		if (!(p->name.value = strdup(base)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void print_check(const struct launch *l)
+{
+	const struct policy *p = l->policy;
+	printf("config: %s: ok\n", p->config_file ? p->config_file : "(none)");
+	for (size_t i = 0; i < l->n_plugins; i++)
+		printf("plugin %s: %s, ABI %u.%u, loaded from %s\n", l->plugins[i].name,
+		       l->plugins[i].desc->version ? l->plugins[i].desc->version : "?",
+		       l->plugins[i].desc->abi_major, l->plugins[i].desc->abi_minor,
+		       l->plugins[i].path);
+	for (size_t i = 0; i < l->describe.n; i++) {
+		_cleanup_free_ char *line = strdup(l->describe.v[i]);
+		char *t1 = line ? strchr(line, '\t') : NULL;
+		char *t2 = t1 ? strchr(t1 + 1, '\t') : NULL;
+		if (!t2)
+			continue;
+		*t1 = *t2 = '\0';
+		printf("%s: %s: %s\n", line, t1 + 1, t2 + 1);
+	}
+	printf("workspace: %s%s\n", p->workspace.value,
+	       layout_workspace_exposes_home(p) ? " (contains $HOME: needs --allow-home)" : "");
+}
+
+static int run_describe(struct launch *l)
+{
+	const struct asb_host *host = host_table();
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		struct loaded_plugin *lp = &l->plugins[i];
+		const struct asb_hooks *h = lp->desc->hooks;
+		if (ASB_HAS(h, struct asb_hooks, describe)) {
+			int r = h->describe(host, &lp->ctx);
+			if (r < 0) {
+				err_set("plugin %s: describe failed: %s", lp->name, strerror(-r));
+				return r;
+			}
+		}
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	log_set_sink(stderr_sink);
+	struct cli c;
+	int r = cli_parse(argc, argv, &c);
+	if (r < 0) {
+		cli_free(&c);
+		return fail(r);
+	}
+	if (c.mode == MODE_HELP) {
+		cli_usage(stdout);
+		cli_free(&c);
+		return 0;
+	}
+	if (c.mode == MODE_VERSION) {
+		printf("agentsandbox %s (plugin ABI %u.%u)\n", ASB_VERSION, ASB_ABI_MAJOR,
+		       ASB_ABI_MINOR);
+		cli_free(&c);
+		return 0;
+	}
+
+	struct policy p;
+	policy_init(&p);
+	int code = EXIT_SETUP;
+	if (c.mode == MODE_SESSIONS || c.mode == MODE_PLUGINS) {
+		if ((r = identify(&p)) < 0 ||
+		    (r = cli_apply(&c, &p, expand_lookup_environ, NULL)) < 0)
+			code = fail(r);
+		else
+			code = c.mode == MODE_SESSIONS ? subcommand_sessions(&p, stdout)
+			                               : subcommand_plugins(&p, stdout);
+		policy_free(&p);
+		cli_free(&c);
+		return code;
+	}
+
+	if ((r = resolve_policy(&p, &c)) < 0) {
+		code = fail(r);
+		goto out_policy;
+	}
+	bool dry_run = c.mode == MODE_SHOW_CONFIG || c.mode == MODE_CHECK;
+	if (!dry_run && layout_workspace_exposes_home(&p) && !p.allow_home.value) {
+		_cleanup_free_ char *q =
+		    str_printf("agentsandbox: the workspace %s contains your home directory %s.\n"
+		               "The agent would be able to read and change all of it. Continue?",
+		               p.workspace.value, p.home);
+		if (q && tty_confirm(q) == 1) {
+			p.allow_home.value = 1;
+			p.allow_home.source = SRC_FLAG;
+			log_msg(LOG_INFO, "launch from %s confirmed on the terminal",
+			        p.workspace.value);
+		}
+	}
+
+	struct launch l;
+	launch_init(&l, &p, c.shell, dry_run);
+	if ((r = launch_load_plugins(&l)) < 0) {
+		code = fail(r);
+		goto out_launch;
+	}
+	if ((r = launch_build(&l)) < 0) {
+		launch_post_exit(&l, r);
+		code = fail(r);
+		goto out_launch;
+	}
+	if (dry_run) {
+		if ((r = run_describe(&l)) < 0) {
+			code = fail(r);
+		} else {
+			if (c.mode == MODE_SHOW_CONFIG)
+				show_config(stdout, &l);
+			else
+				print_check(&l);
+			code = 0;
+		}
+		launch_post_exit(&l, 0);
+		goto out_launch;
+	}
+	(void)run_describe(&l);
+	code = launch_run(&l);
+	if (code == EXIT_SETUP && err_get())
+		fprintf(stderr, "agentsandbox: %s\n", err_get());
+out_launch:
+	launch_free(&l);
+out_policy:
+	policy_free(&p);
+	cli_free(&c);
+	return code;
+}

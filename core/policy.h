@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: MIT */
+/* The policy: what the user allows, validated and fully expanded. Pure data,
+ * each value tagged with where it came from (for --show-config). */
+#ifndef ASB_CORE_POLICY_H
+#define ASB_CORE_POLICY_H
+
+#include "util.h"
+
+#include <libconfig.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+enum source { SRC_DEFAULT, SRC_FILE, SRC_ENV, SRC_FLAG };
+const char *source_name(int source);
+
+struct pstr {
+	char *value;
+	int source;
+	int line; /* config line when source == SRC_FILE */
+};
+
+struct pbool {
+	int value;
+	int source;
+	int line;
+};
+
+struct plist {
+	struct strv items;
+	int source;
+	int line;
+};
+
+struct env_entry {
+	char *key;
+	char *raw;   /* as written in the config / on the command line */
+	char *value; /* expanded; NULL = leave unset (expanded to empty) */
+	int source;
+	int line;
+};
+
+struct extra_mount {
+	char *source;
+	char *dest;
+	bool read_only;
+};
+
+/* A plugin option set by a flag or environment variable (they beat the file). */
+struct plugin_override {
+	char *plugin;
+	char *key;
+	int value;
+	int source;
+};
+
+struct policy {
+	/* Identity of the launch. */
+	char *config_file; /* absolute, or NULL when none */
+	char *home;
+	char *user;
+	uid_t uid;
+	gid_t gid;
+	char *launch_dir;
+
+	/* sandbox group */
+	struct pstr name;
+	struct pstr command;
+	struct plist args;
+	struct pstr backend;
+	struct pstr workspace;
+	struct plist packages;
+	struct plist rw_dirs, rw_files, ro_dirs, ro_files;
+	struct env_entry *env;
+	size_t n_env;
+	struct pbool common_tools;
+	struct pbool allow_home;
+
+	/* network group (wiring comes with the networking work) */
+	struct pbool network_enabled;
+	struct pbool unix_sockets;
+	config_setting_t *network; /* the raw group, or NULL */
+
+	/* plugins group */
+	config_setting_t *plugins; /* the raw group, or NULL */
+	struct plugin_override *overrides;
+	size_t n_overrides;
+
+	/* command line only */
+	struct extra_mount *mounts;
+	size_t n_mounts;
+	struct strv agent_args; /* after -- */
+	struct strv plugin_dirs;
+
+	config_t cfg; /* kept alive: plugins read their groups from it */
+	bool cfg_loaded;
+};
+
+void policy_init(struct policy *p);
+void policy_free(struct policy *p);
+
+/* Value of a plugin boolean after flag/env overrides: 1/0 when set there,
+ * -ENOENT when the file (or default) decides. */
+int policy_plugin_override(const struct policy *p, const char *plugin, const char *key,
+                           int *source);
+
+#endif

@@ -1,0 +1,178 @@
+/* SPDX-License-Identifier: MIT */
+#include "session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <signal.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <uuid/uuid.h>
+
+#define LOCK_NAME ".lock"
+
+int session_root(const char *xdg_state_home, const char *home, char **out)
+{
+	if (xdg_state_home && xdg_state_home[0] == '/')
+		*out = str_printf("%s/agentsandbox", xdg_state_home);
+	else if (home && home[0] == '/')
+		*out = str_printf("%s/.local/state/agentsandbox", home);
+	else
+		return -ENOENT;
+	return *out ? 0 : -ENOMEM;
+}
+
+static void sanitize_name(char *s)
+{
+	for (; *s; s++)
+		if (*s == '/' || *s == '.' || (unsigned char)*s < 0x20 || *s == ' ')
+			*s = '_';
+}
+
+int session_create(struct session *s, const char *root, const char *name)
+{
+	*s = (struct session){.lock_fd = -1};
+	int r = mkdir_p(root, 0700);
+	if (r < 0)
+		return r;
+
+	struct timespec ts;
+	struct tm tm;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	char stamp[64];
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%S", &tm);
+	_cleanup_free_ char *clean = strdup(name && *name ? name : "sandbox");
+	if (!clean)
+		return -ENOMEM;
+	sanitize_name(clean);
+
+	_cleanup_free_ char *tmp = str_printf("%s/.new-%d-XXXXXX", root, (int)getpid());
+	_cleanup_free_ char *final = str_printf("%s/%s.%03ldZ-%d-%s", root, stamp,
+	                                        ts.tv_nsec / 1000000L, (int)getpid(), clean);
+	if (!tmp || !final)
+		return -ENOMEM;
+	if (!mkdtemp(tmp))
+		return -errno;
+	_cleanup_free_ char *lock_path = str_printf("%s/" LOCK_NAME, tmp);
+	if (!lock_path) {
+		rm_rf(tmp);
+		return -ENOMEM;
+	}
+	int fd = open(lock_path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
+		r = -errno;
+		if (fd >= 0)
+			close(fd);
+		rm_rf(tmp);
+		return r;
+	}
+	if (rename(tmp, final) < 0) {
+		r = -errno;
+		close(fd);
+		rm_rf(tmp);
+		return r;
+	}
+	uuid_t uu;
+	uuid_generate(uu);
+	uuid_unparse_lower(uu, s->id);
+	s->root = strdup(root);
+	s->dir = TAKE_PTR(final);
+	s->lock_fd = fd;
+	return s->root ? 0 : -ENOMEM;
+}
+
+static int cmp_names_desc(const void *a, const void *b)
+{
+	return -strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Half-created directories of crashed launches are named ".new-PID-*". */
+static bool stale_new_dir(const char *root, const char *name)
+{
+	int pid = 0;
+	if (sscanf(name, ".new-%d-", &pid) != 1 || pid <= 0)
+		return false;
+	if (kill(pid, 0) == 0 || errno == EPERM)
+		return false;
+	(void)root;
+	return true;
+}
+
+int session_prune(const char *root, size_t keep)
+{
+	DIR *d = opendir(root);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	struct strv names = {0};
+	struct dirent *de;
+	int r = 0;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.') {
+			if (stale_new_dir(root, de->d_name)) {
+				_cleanup_free_ char *p = str_printf("%s/%s", root, de->d_name);
+				if (p)
+					(void)rm_rf(p);
+			}
+			continue;
+		}
+		if (de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		if ((r = strv_push(&names, de->d_name)) < 0)
+			break;
+	}
+	closedir(d);
+	if (r < 0) {
+		strv_clear(&names);
+		return r;
+	}
+	/* Names start with a UTC timestamp: newest sort first. */
+	qsort(names.v, names.n, sizeof(char *), cmp_names_desc);
+	int removed = 0;
+	for (size_t i = keep; i < names.n; i++) {
+		_cleanup_free_ char *dir = str_printf("%s/%s", root, names.v[i]);
+		_cleanup_free_ char *lock = str_printf("%s/%s/" LOCK_NAME, root, names.v[i]);
+		if (!dir || !lock)
+			continue;
+		_cleanup_close_ int fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
+			continue; /* its sandbox still runs */
+		if (rm_rf(dir) == 0)
+			removed++;
+	}
+	strv_clear(&names);
+	return removed;
+}
+
+int session_open(const struct session *s, const char *name)
+{
+	_cleanup_free_ char *path = str_printf("%s/%s", s->dir, name);
+	if (!path)
+		return -ENOMEM;
+	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	return fd < 0 ? -errno : fd;
+}
+
+int session_write(const struct session *s, const char *name, const void *data, size_t len)
+{
+	_cleanup_free_ char *path = str_printf("%s/%s", s->dir, name);
+	if (!path)
+		return -ENOMEM;
+	_cleanup_close_ int fd =
+	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	return write_all(fd, data, len);
+}
+
+void session_close(struct session *s)
+{
+	if (s->lock_fd >= 0)
+		close(s->lock_fd);
+	free(s->root);
+	free(s->dir);
+	*s = (struct session){.lock_fd = -1};
+}

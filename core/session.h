@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* Session directories: ${XDG_STATE_HOME:-~/.local/state}/agentsandbox/
+ * <timestamp>-<pid>-<name>/, locked while the sandbox runs, newest N kept. */
+#ifndef ASB_CORE_SESSION_H
+#define ASB_CORE_SESSION_H
+
+#include "util.h"
+
+#define SESSION_KEEP 25
+
+struct session {
+	char *root; /* .../agentsandbox */
+	char *dir;  /* the session's own directory */
+	char id[37];
+	int lock_fd; /* flock held while the sandbox runs */
+};
+
+/* The state root for this user (not created). */
+int session_root(const char *xdg_state_home, const char *home, char **out);
+
+/* Create and lock a new session directory. It appears under its final name
+ * only once locked, so a concurrent prune can never take it. */
+int session_create(struct session *s, const char *root, const char *name);
+
+/* Remove all but the newest `keep` session directories, never one whose
+ * lock is held. Returns the number removed. */
+int session_prune(const char *root, size_t keep);
+
+/* Write a file into the session directory (0600). */
+int session_write(const struct session *s, const char *name, const void *data, size_t len);
+/* Open a file in the session directory for appending. */
+int session_open(const struct session *s, const char *name);
+
+void session_close(struct session *s);
+
+#endif

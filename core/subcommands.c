@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+#include "subcommands.h"
+
+#include "loader.h"
+#include "log.h"
+#include "session.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/file.h>
+
+static int cmp_desc(const void *a, const void *b)
+{
+	return -strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static int list_dir(const char *dir, bool want_dirs, const char *suffix, struct strv *out)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -errno;
+	struct dirent *de;
+	int r = 0;
+	while ((de = readdir(d)) && r >= 0) {
+		if (de->d_name[0] == '.')
+			continue;
+		size_t n = strlen(de->d_name), s = suffix ? strlen(suffix) : 0;
+		if (suffix && (n <= s || strcmp(de->d_name + n - s, suffix) != 0))
+			continue;
+		if (want_dirs && de->d_type != DT_DIR && de->d_type != DT_UNKNOWN)
+			continue;
+		r = strv_push(out, de->d_name);
+	}
+	closedir(d);
+	return r;
+}
+
+int subcommand_sessions(const struct policy *p, FILE *out)
+{
+	_cleanup_free_ char *root = NULL;
+	if (session_root(getenv("XDG_STATE_HOME"), p->home, &root) < 0)
+		return 125;
+	struct strv names = {0};
+	int r = list_dir(root, true, NULL, &names);
+	if (r < 0 && r != -ENOENT) {
+		fprintf(stderr, "agentsandbox: %s: %s\n", root, strerror(-r));
+		return 125;
+	}
+	qsort(names.v, names.n, sizeof(char *), cmp_desc);
+	for (size_t i = 0; i < names.n; i++) {
+		_cleanup_free_ char *lock = str_printf("%s/%s/.lock", root, names.v[i]);
+		_cleanup_close_ int fd = lock ? open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW) : -1;
+		bool running = fd >= 0 && flock(fd, LOCK_SH | LOCK_NB) < 0;
+		fprintf(out, "%s/%s%s\n", root, names.v[i], running ? "  (running)" : "");
+	}
+	strv_clear(&names);
+	return 0;
+}
+
+int subcommand_plugins(const struct policy *p, FILE *out)
+{
+	struct strv search = {0};
+	if (loader_search_path(&p->plugin_dirs, &search) < 0)
+		return 125;
+	int bad = 0;
+	for (size_t i = 0; i < search.n; i++) {
+		struct strv files = {0};
+		if (list_dir(search.v[i], false, PLUGIN_SUFFIX, &files) < 0)
+			continue;
+		for (size_t j = 0; j < files.n; j++) {
+			_cleanup_free_ char *path = str_printf("%s/%s", search.v[i], files.v[j]);
+			_cleanup_free_ char *name = strdup(files.v[j]);
+			if (!path || !name)
+				continue;
+			name[strlen(name) - strlen(PLUGIN_SUFFIX)] = '\0';
+			struct loaded_plugin lp;
+			err_clear();
+			if (loader_open_path(path, name, &lp) < 0) {
+				fprintf(out, "%-10s %s\n           error: %s\n", name, path,
+				        err_get() ? err_get() : "cannot load");
+				bad++;
+				continue;
+			}
+			fprintf(out, "%-10s %s %s, ABI %u.%u, %s\n           %s\n", name,
+			        lp.desc->kind & ASB_KIND_BACKEND ? "backend" : "feature",
+			        lp.desc->version ? lp.desc->version : "?", lp.desc->abi_major,
+			        lp.desc->abi_minor, path,
+			        lp.desc->description ? lp.desc->description : "");
+			loader_release(&lp);
+		}
+		strv_clear(&files);
+	}
+	strv_clear(&search);
+	err_clear();
+	return bad ? 1 : 0;
+}

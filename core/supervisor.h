@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: MIT */
+/* The supervisor: one libev loop that owns the backend process, forwards
+ * signals to the agent and returns its wait status. */
+#ifndef ASB_CORE_SUPERVISOR_H
+#define ASB_CORE_SUPERVISOR_H
+
+#include <signal.h>
+#include <sys/types.h>
+
+/* Signals forwarded to the agent (blocked in the launcher, read through a
+ * signalfd; the child gets them unblocked). */
+void supervisor_signal_set(sigset_t *set);
+
+/* Create the event loop (and its SIGCHLD handling) before forking, so an
+ * early exit of the child is never missed. */
+int supervisor_prepare(void);
+
+/* Run until `child` exits; forward signals to the processes whose parent is
+ * `sandbox_init` (the sandbox's pid 1 seen from here), or to `child` when
+ * that is unknown. Returns the wait status, or -errno. */
+int supervisor_run(pid_t child, pid_t sandbox_init, int signal_fd);
+
+/* Exit code for a wait status: the code, or 128 + signal. */
+int supervisor_exit_code(int wstatus);
+
+#endif

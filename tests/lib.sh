@@ -1,0 +1,88 @@
+# Shared helpers for shell tests (TAP). Source it: . "$SRC_ROOT/tests/lib.sh"
+# meson exports: ASB (launcher), ASB_PLUGIN_DIR, ASB_PROXY (proxy binary),
+# SRC_ROOT, BUILD_ROOT. Tests never touch the caller's real home or state dir.
+set -u
+
+: "${SRC_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}"
+: "${BUILD_ROOT:=$SRC_ROOT/build}"
+: "${ASB:=$BUILD_ROOT/agentsandbox}"
+: "${ASB_PLUGIN_DIR:=$BUILD_ROOT/plugins}"
+: "${ASB_PROXY:=$BUILD_ROOT/proxy/agentsandbox-proxy}"
+export ASB ASB_PLUGIN_DIR ASB_PROXY SRC_ROOT BUILD_ROOT
+
+_tap_n=0
+_tap_fail=0
+
+# ok STATUS DESCRIPTION: STATUS 0 passes.
+ok() {
+    local status=$1
+    shift
+    _tap_n=$((_tap_n + 1))
+    if [ "$status" -eq 0 ]; then
+        echo "ok $_tap_n - $*"
+    else
+        echo "not ok $_tap_n - $*"
+        _tap_fail=$((_tap_fail + 1))
+    fi
+}
+
+# check DESCRIPTION -- CMD...: passes when CMD exits 0.
+check() {
+    local desc=$1
+    shift
+    [ "${1:-}" = "--" ] && shift
+    "$@" >/dev/null 2>&1
+    ok $? "$desc"
+}
+
+# check_fails DESCRIPTION -- CMD...: passes when CMD exits non-zero.
+check_fails() {
+    local desc=$1
+    shift
+    [ "${1:-}" = "--" ] && shift
+    if "$@" >/dev/null 2>&1; then ok 1 "$desc"; else ok 0 "$desc"; fi
+}
+
+skip() {
+    _tap_n=$((_tap_n + 1))
+    echo "ok $_tap_n # SKIP $*"
+}
+
+diag() { echo "# $*"; }
+
+# skip_all REASON: the whole file does not apply here.
+skip_all() {
+    echo "1..0 # SKIP $*"
+    exit 0
+}
+
+done_testing() {
+    echo "1..$_tap_n"
+    [ "$_tap_fail" -eq 0 ]
+    exit $?
+}
+
+# A scratch directory removed at exit; the sandbox's state goes there too.
+TEST_TMP=$(mktemp -d "${TMPDIR:-/tmp}/asb-test.XXXXXX")
+chmod 755 "$TEST_TMP"
+_cleanup_fns=()
+at_exit() { _cleanup_fns+=("$*"); }
+_run_cleanup() {
+    local f
+    for f in "${_cleanup_fns[@]+"${_cleanup_fns[@]}"}"; do eval "$f" || true; done
+    rm -rf "$TEST_TMP"
+}
+trap _run_cleanup EXIT
+
+# A fake home per test: HOME, XDG dirs and the session state live under it.
+export HOME="$TEST_TMP/home"
+mkdir -p "$HOME"
+export XDG_STATE_HOME="$HOME/.local/state"
+export XDG_CONFIG_HOME="$HOME/.config"
+unset AGENTSANDBOX_CONFIG AGENTSANDBOX_PLUGIN_PATH
+
+# asb ARGS...: the launcher with the build's plugins.
+asb() { "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" "$@"; }
+
+# sessions: the session directories created so far, oldest first.
+sessions() { ls -1d "$XDG_STATE_HOME"/agentsandbox/*/ 2>/dev/null | sort; }
