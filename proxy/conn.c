@@ -1,0 +1,1285 @@
+/* One client connection: parse each request, decide it, forward it, stream the
+ * response back, repeat.
+ *
+ * Requests and responses move in lockstep: the next request head on a connection
+ * (pipelined or kept alive, plain or inside an intercepted TLS tunnel) is parsed
+ * and decided only after the previous response has been delivered, so every
+ * request is checked and bytes never overtake each other. Within one exchange the
+ * two directions are independent (a server may answer "100 Continue" or stream
+ * an SSE reply while the upload is still running).
+ *
+ * Each direction is a `flow`: bytes read from its source into a lazily allocated
+ * buffer, a generated head to send first, and a count of buffered bytes approved
+ * for the sink by the body framing. When neither side speaks TLS and the framing
+ * needs no inspection, body bytes bypass user space through a pipe with splice().
+ * Everything is level-triggered: `drive` makes all the progress it can, then
+ * asks libev for exactly the readiness it is waiting for. */
+#include "conn.h"
+#include "hostcheck.h"
+#include "http_parse.h"
+#include "log.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+
+#define BUF_SIZE  HTTP_MAX_HEAD /* a whole head must fit */
+#define PIPE_SIZE (1 << 20)
+#define UNLIMITED UINT64_MAX
+
+struct buf {
+	char *data;
+	size_t off, len, cap;
+};
+
+enum fmode { F_NONE, F_LENGTH, F_CHUNKED, F_UNTIL_EOF };
+
+struct flow {
+	struct buf in;   /* from the source */
+	struct buf head; /* generated, goes out before any approved byte */
+	uint64_t pass;   /* bytes at in.off approved for the sink */
+	int pipe[2];
+	size_t piped;
+	enum fmode mode;
+	uint64_t left; /* F_LENGTH: body bytes not yet approved or piped */
+	struct http_chunked ch;
+	bool done; /* the body has been fully read from the source */
+};
+
+struct side {
+	int fd;
+	SSL *ssl;
+	ev_io io;
+	int events;
+	bool handshaking;
+	int hs_want;
+	bool r_needs_w, w_needs_r; /* TLS wants the other readiness to continue */
+	bool eof;
+};
+
+enum rstate { R_HEAD, R_BODY, R_DONE, R_TUNNEL };
+enum sstate { S_IDLE, S_HEAD, S_BODY, S_TUNNEL };
+enum ustate { U_NONE, U_RESOLVING, U_CONNECTING, U_HANDSHAKE, U_READY };
+enum tkind { T_NONE, T_IDLE, T_HEADER, T_CONNECT, T_IO, T_CLOSING };
+
+struct conn {
+	struct proxy *px;
+	struct side cli, up;
+	struct flow c2u, u2c;
+	enum rstate rstate;
+	enum sstate sstate;
+	enum ustate ustate;
+	bool closing;     /* flush what is pending, then close */
+	bool close_after; /* close once the current response is delivered */
+	bool tls_pending; /* start TLS on the client once "200" is flushed */
+	bool req_head;    /* the request was HEAD: its response has no body */
+	bool req_ws;      /* an allowed WebSocket upgrade is in flight */
+	bool resp_started;
+	int client_minor;
+	bool up_reusable;
+	bool activity;
+	/* CONNECT target of an intercepted tunnel */
+	char tun_host[HOST_MAX];
+	uint16_t tun_port;
+	/* the upstream connection, for reuse */
+	char up_host[HOST_MAX];
+	uint16_t up_port;
+	bool up_tls;
+	const struct netrule *up_rule;
+	struct dns_job *dns;
+	struct host_addr addrs[UPSTREAM_MAX_ADDRS];
+	size_t n_addrs, next_addr;
+	/* what the current request is, for logs on late failures */
+	char method[32];
+	ev_timer timer;
+	enum tkind tkind;
+};
+
+static void drive(struct conn *c);
+
+/* ---- buffers ---- */
+
+static size_t buf_avail(const struct buf *b)
+{
+	return b->len - b->off;
+}
+
+static int buf_reserve(struct buf *b, size_t cap)
+{
+	if (b->data)
+		return 0;
+	b->data = malloc(cap);
+	if (!b->data)
+		return -ENOMEM;
+	b->cap = cap;
+	b->off = b->len = 0;
+	return 0;
+}
+
+static void buf_release(struct buf *b)
+{
+	free(b->data);
+	*b = (struct buf){0};
+}
+
+static int buf_append(struct buf *b, const char *p, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 1024;
+		while (cap < b->len + n)
+			cap *= 2;
+		char *d = realloc(b->data, cap);
+		if (!d)
+			return -ENOMEM;
+		b->data = d;
+		b->cap = cap;
+	}
+	memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+__attribute__((format(printf, 2, 3))) static int buf_printf(struct buf *b, const char *fmt, ...)
+{
+	char tmp[8192];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_end(ap);
+	if (n < 0 || (size_t)n >= sizeof(tmp))
+		return -ENOMEM;
+	return buf_append(b, tmp, (size_t)n);
+}
+
+static void flow_reset_body(struct flow *f, enum fmode mode, uint64_t len)
+{
+	f->mode = mode;
+	f->left = mode == F_LENGTH ? len : 0;
+	f->ch = (struct http_chunked){0};
+	f->done = mode == F_NONE;
+}
+
+static void flow_close_pipe(struct flow *f)
+{
+	if (f->pipe[0] >= 0) {
+		close(f->pipe[0]);
+		close(f->pipe[1]);
+	}
+	f->pipe[0] = f->pipe[1] = -1;
+	f->piped = 0;
+}
+
+/* Everything of the current message has left for the sink. */
+static bool flow_flushed(const struct flow *f)
+{
+	return f->pass == 0 && f->piped == 0 && buf_avail(&f->head) == 0;
+}
+
+static bool flow_complete(const struct flow *f)
+{
+	return f->done && flow_flushed(f);
+}
+
+/* Mark approved the buffered bytes the framing says belong to the body. */
+static int flow_approve(struct flow *f)
+{
+	size_t avail = buf_avail(&f->in) - f->pass, used;
+	if (avail == 0 || f->done)
+		return 0;
+	switch (f->mode) {
+	case F_NONE:
+		return 0;
+	case F_LENGTH: {
+		size_t take = avail < f->left ? avail : (size_t)f->left;
+		f->pass += take;
+		f->left -= take;
+		f->done = f->left == 0;
+		return 0;
+	}
+	case F_CHUNKED: {
+		int rc = http_chunked_scan(&f->ch, f->in.data + f->in.off + f->pass, avail, &used);
+		if (rc < 0)
+			return rc;
+		f->pass += used;
+		f->done = rc == 1;
+		return 0;
+	}
+	case F_UNTIL_EOF:
+		f->pass += avail;
+		return 0;
+	}
+	return 0;
+}
+
+/* ---- sockets, plain or TLS ---- */
+
+static ssize_t side_read(struct side *s, char *p, size_t n)
+{
+	if (s->ssl) {
+		ERR_clear_error();
+		int r = SSL_read(s->ssl, p, (int)n);
+		if (r > 0) {
+			s->r_needs_w = false;
+			return r;
+		}
+		int e = SSL_get_error(s->ssl, r);
+		if (e == SSL_ERROR_WANT_READ)
+			return 0;
+		if (e == SSL_ERROR_WANT_WRITE) {
+			s->r_needs_w = true;
+			return 0;
+		}
+		return -1;
+	}
+	ssize_t r = read(s->fd, p, n);
+	if (r > 0)
+		return r;
+	if (r < 0 && (errno == EAGAIN || errno == EINTR))
+		return 0;
+	return -1;
+}
+
+static ssize_t side_write(struct side *s, const char *p, size_t n)
+{
+	if (s->ssl) {
+		ERR_clear_error();
+		int r = SSL_write(s->ssl, p, (int)(n > INT32_MAX ? INT32_MAX : n));
+		if (r > 0) {
+			s->w_needs_r = false;
+			return r;
+		}
+		int e = SSL_get_error(s->ssl, r);
+		if (e == SSL_ERROR_WANT_WRITE)
+			return 0;
+		if (e == SSL_ERROR_WANT_READ) {
+			s->w_needs_r = true;
+			return 0;
+		}
+		return -1;
+	}
+	ssize_t r = send(s->fd, p, n, MSG_NOSIGNAL);
+	if (r >= 0)
+		return r;
+	if (errno == EAGAIN || errno == EINTR)
+		return 0;
+	return -1;
+}
+
+/* 1 done, 0 in progress, -1 failed */
+static int side_handshake(struct side *s)
+{
+	ERR_clear_error();
+	int r = SSL_do_handshake(s->ssl);
+	if (r == 1) {
+		s->handshaking = false;
+		return 1;
+	}
+	int e = SSL_get_error(s->ssl, r);
+	if (e == SSL_ERROR_WANT_READ || e == SSL_ERROR_WANT_WRITE) {
+		s->hs_want = e == SSL_ERROR_WANT_READ ? EV_READ : EV_WRITE;
+		return 0;
+	}
+	return -1;
+}
+
+static void side_close(struct ev_loop *loop, struct side *s)
+{
+	if (s->fd < 0)
+		return;
+	ev_io_stop(loop, &s->io);
+	if (s->ssl)
+		SSL_free(s->ssl);
+	close(s->fd);
+	s->ssl = NULL;
+	s->fd = -1;
+	s->events = 0;
+	s->eof = s->handshaking = s->r_needs_w = s->w_needs_r = false;
+}
+
+static void side_set_events(struct ev_loop *loop, struct side *s, int ev)
+{
+	if (s->fd < 0 || ev == s->events)
+		return;
+	ev_io_stop(loop, &s->io);
+	ev_io_set(&s->io, s->fd, ev);
+	if (ev)
+		ev_io_start(loop, &s->io);
+	s->events = ev;
+}
+
+/* ---- lifetime ---- */
+
+static void conn_free(struct conn *c)
+{
+	struct proxy *px = c->px;
+	dns_cancel(c->dns);
+	ev_timer_stop(px->loop, &c->timer);
+	side_close(px->loop, &c->cli);
+	side_close(px->loop, &c->up);
+	struct flow *flows[2] = {&c->c2u, &c->u2c};
+	for (int i = 0; i < 2; i++) {
+		buf_release(&flows[i]->in);
+		buf_release(&flows[i]->head);
+		flow_close_pipe(flows[i]);
+	}
+	free(c);
+	if (px->n_conns-- == px->max_conns)
+		ev_io_start(px->loop, &px->listen_io); /* room again */
+}
+
+static void close_upstream(struct conn *c)
+{
+	dns_cancel(c->dns);
+	c->dns = NULL;
+	side_close(c->px->loop, &c->up);
+	buf_release(&c->u2c.in);
+	c->u2c.pass = 0;
+	flow_close_pipe(&c->u2c);
+	flow_close_pipe(&c->c2u);
+	c->ustate = U_NONE;
+	c->up_reusable = false;
+}
+
+/* A complete error response; the connection closes after it unless keep. */
+static void respond(struct conn *c, int status, const char *phrase, const char *why, bool keep)
+{
+	char body[256];
+	int n = snprintf(body, sizeof(body), "%s\n", why ? why : phrase);
+	buf_printf(&c->u2c.head,
+	           "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+	           "%s%s%sConnection: %s\r\n\r\n%s",
+	           status, phrase, n, why ? "X-Proxy-Error: " : "", why ? why : "",
+	           why ? "\r\n" : "", keep ? "keep-alive" : "close", body);
+	if (!keep)
+		c->closing = true;
+}
+
+/* The current exchange failed before a response head reached the client. */
+static void fail_exchange(struct conn *c, int status, const char *phrase, const char *why)
+{
+	/* Unsent request bytes can only be skipped when the request had no body left. */
+	bool keep = !c->close_after && c->c2u.done && c->rstate != R_TUNNEL;
+	close_upstream(c);
+	buf_release(&c->c2u.head);
+	c->c2u.in.off += c->c2u.pass; /* the rest of the failed request's body */
+	c->c2u.pass = 0;
+	c->sstate = S_IDLE;
+	c->rstate = R_HEAD;
+	respond(c, status, phrase, why, keep);
+}
+
+/* ---- requests ---- */
+
+static const char *default_port_str(uint16_t port, bool tls, char *buf, size_t n)
+{
+	if (port == (tls ? 443 : 80))
+		return "";
+	snprintf(buf, n, ":%u", port);
+	return buf;
+}
+
+static void deny(struct conn *c, const struct http_msg *m, const char *host, const char *path,
+                 const char *reason)
+{
+	bool keep = m->body == HTTP_BODY_NONE && m->keep_alive;
+	plog_blocked(c->method, host, path, reason);
+	if (keep)
+		c->c2u.in.off += m->head_len;
+	respond(c, 403, "Forbidden", reason, keep);
+}
+
+/* Hop-by-hop headers never cross the proxy; neither do the ones Connection names. */
+static bool hop_by_hop(const struct http_msg *m, struct http_str name)
+{
+	static const char *const hop[] = {
+	    "connection",         "keep-alive", "proxy-connection", "proxy-authorization",
+	    "proxy-authenticate", "te",         "upgrade",          "http2-settings"};
+	for (size_t i = 0; i < sizeof(hop) / sizeof(hop[0]); i++)
+		if (http_str_ieq(name, hop[i]))
+			return true;
+	char lname[128];
+	if (name.n >= sizeof(lname))
+		return false;
+	memcpy(lname, name.p, name.n);
+	lname[name.n] = '\0';
+	for (size_t i = 0; i < m->n_headers; i++)
+		if (http_str_ieq(m->headers[i].name, "connection") &&
+		    http_list_has(m->headers[i].value, lname))
+			return true;
+	return false;
+}
+
+static int write_headers(struct buf *b, const struct http_msg *m)
+{
+	for (size_t i = 0; i < m->n_headers; i++) {
+		const struct http_header *h = &m->headers[i];
+		if (hop_by_hop(m, h->name))
+			continue;
+		if (buf_append(b, h->name.p, h->name.n) < 0 || buf_append(b, ": ", 2) < 0 ||
+		    buf_append(b, h->value.p, h->value.n) < 0 || buf_append(b, "\r\n", 2) < 0)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static void start_upstream(struct conn *c);
+
+static void handle_connect(struct conn *c, const struct http_msg *m)
+{
+	struct http_target t;
+	char host[HOST_MAX], hp[HOST_MAX + 8];
+	bool is_ip;
+
+	if (c->cli.ssl || http_parse_target(m->target, true, &t) < 0 ||
+	    host_normalize(t.host.p, t.host.n, host, sizeof(host), &is_ip) < 0) {
+		respond(c, 400, "Bad Request", "bad CONNECT target", false);
+		return;
+	}
+	snprintf(hp, sizeof(hp), "%s:%u", host, t.port);
+	if (!netrules_domain_candidate(c->px->rules, host)) {
+		deny(c, m, hp, "", netrules_reason(NETRULES_DENY_DOMAIN));
+		return;
+	}
+	if (!netrules_host_port_allowed(c->px->rules, host, t.port)) {
+		deny(c, m, hp, "", netrules_reason(NETRULES_DENY_PORT));
+		return;
+	}
+	/* Bytes after the CONNECT head would have to be fed to TLS: clients wait. */
+	if (buf_avail(&c->c2u.in) != m->head_len || m->body != HTTP_BODY_NONE) {
+		respond(c, 400, "Bad Request", "data after CONNECT", false);
+		return;
+	}
+	c->c2u.in.off += m->head_len;
+	snprintf(c->tun_host, sizeof(c->tun_host), "%s", host);
+	c->tun_port = t.port;
+	c->tls_pending = true;
+	buf_printf(&c->u2c.head, "HTTP/1.1 200 Connection established\r\n\r\n");
+}
+
+static void handle_request(struct conn *c, const struct http_msg *m)
+{
+	struct http_target t;
+	char host[HOST_MAX], hhost[HOST_MAX], path[8192], hostlog[HOST_MAX + 16], pbuf[8];
+	bool is_ip, h_ip, tls;
+	uint16_t port;
+
+	if (m->method.n >= sizeof(c->method)) {
+		respond(c, 400, "Bad Request", "method too long", false);
+		return;
+	}
+	memcpy(c->method, m->method.p, m->method.n);
+	c->method[m->method.n] = '\0';
+	if (strcmp(c->method, "CONNECT") == 0) {
+		handle_connect(c, m);
+		return;
+	}
+	if (http_parse_target(m->target, false, &t) < 0) {
+		respond(c, 400, "Bad Request", "bad request target", false);
+		return;
+	}
+	if (c->cli.ssl) {
+		/* Inside a tunnel only the CONNECT host can be reached. */
+		tls = true;
+		port = c->tun_port;
+		snprintf(host, sizeof(host), "%s", c->tun_host);
+		if (t.scheme == HTTP_SCHEME_HTTP ||
+		    (t.scheme == HTTP_SCHEME_HTTPS &&
+		     (host_normalize(t.host.p, t.host.n, hhost, sizeof(hhost), &h_ip) < 0 ||
+		      strcmp(hhost, host) != 0))) {
+			respond(c, 421, "Misdirected Request", "target is not the tunnel's host",
+			        false);
+			return;
+		}
+	} else {
+		if (t.scheme == HTTP_SCHEME_NONE) {
+			respond(c, 403, "Forbidden",
+			        "this is a proxy: requests need an absolute URI", false);
+			return;
+		}
+		tls = t.scheme == HTTP_SCHEME_HTTPS;
+		port = t.port;
+		int rc = host_normalize(t.host.p, t.host.n, host, sizeof(host), &is_ip);
+		if (rc < 0) {
+			respond(c, 400, "Bad Request",
+			        rc == -EILSEQ ? "host is not ASCII" : "bad host", false);
+			return;
+		}
+	}
+	/* The Host header must name what we dial, or origin and proxy disagree on it. */
+	if (m->host.p) {
+		struct http_str hh;
+		uint16_t hport;
+		if (http_split_authority(m->host, tls ? 443 : 80, &hh, &hport) < 0 ||
+		    host_normalize(hh.p, hh.n, hhost, sizeof(hhost), &h_ip) < 0 ||
+		    strcmp(hhost, host) != 0 || (!c->cli.ssl && hport != port)) {
+			respond(c, 400, "Bad Request", "Host header does not match the target",
+			        false);
+			return;
+		}
+	}
+	struct http_str rawpath = t.path.n ? t.path : (struct http_str){"/", 1};
+	int prc = netrules_path_normalize(rawpath.p, rawpath.n, path, sizeof(path));
+	if (prc < 0) {
+		respond(c, prc == -ENAMETOOLONG ? 414 : 400,
+		        prc == -ENAMETOOLONG ? "URI Too Long" : "Bad Request", "bad request path",
+		        false);
+		return;
+	}
+	snprintf(hostlog, sizeof(hostlog), "%s%s%s%s", strchr(host, ':') ? "[" : "", host,
+	         strchr(host, ':') ? "]" : "", default_port_str(port, tls, pbuf, sizeof(pbuf)));
+
+	struct netrules_decision d;
+	netrules_match(c->px->rules, host, c->method, path, &d);
+	if (d.verdict == NETRULES_ALLOW && !netrules_port_allowed(d.rule, port))
+		d.verdict = NETRULES_DENY_PORT;
+	/* A WebSocket carries any traffic: only where every method is allowed. */
+	if (d.verdict == NETRULES_ALLOW && m->websocket && !netrules_all_methods(d.rule))
+		d.verdict = NETRULES_DENY_METHOD;
+	if (d.verdict != NETRULES_ALLOW) {
+		deny(c, m, hostlog, path, netrules_reason(d.verdict));
+		return;
+	}
+	plog_allowed(c->method, hostlog, path);
+
+	/* The request as the origin will see it. */
+	struct buf *h = &c->c2u.head;
+	buf_printf(h, "%s %.*s HTTP/1.1\r\n", c->method, (int)rawpath.n, rawpath.p);
+	if (!m->host.p)
+		buf_printf(h, "Host: %s\r\n", hostlog);
+	write_headers(h, m);
+	if (m->websocket)
+		buf_printf(h, "Connection: Upgrade\r\nUpgrade: websocket\r\n");
+	buf_printf(h, "\r\n");
+
+	c->c2u.in.off += m->head_len;
+	flow_reset_body(&c->c2u,
+	                m->body == HTTP_BODY_CHUNKED  ? F_CHUNKED
+	                : m->body == HTTP_BODY_LENGTH ? F_LENGTH
+	                                              : F_NONE,
+	                m->content_length);
+	c->req_head = strcmp(c->method, "HEAD") == 0;
+	c->req_ws = m->websocket;
+	c->close_after = !m->keep_alive;
+	c->client_minor = m->minor;
+	c->resp_started = false;
+	flow_reset_body(&c->u2c, F_NONE, 0);
+	c->rstate = R_BODY;
+	c->sstate = S_HEAD;
+
+	if (c->ustate != U_NONE && c->up_reusable && !c->up.eof && c->up_port == port &&
+	    c->up_tls == tls && strcmp(c->up_host, host) == 0) {
+		c->up_rule = d.rule;
+		return;
+	}
+	close_upstream(c);
+	snprintf(c->up_host, sizeof(c->up_host), "%s", host);
+	c->up_port = port;
+	c->up_tls = tls;
+	c->up_rule = d.rule;
+	start_upstream(c);
+}
+
+static bool step_request(struct conn *c)
+{
+	struct http_msg m;
+
+	if (c->closing || c->tls_pending || c->cli.handshaking || c->rstate != R_HEAD ||
+	    c->sstate != S_IDLE || !flow_flushed(&c->u2c) || buf_avail(&c->c2u.in) == 0)
+		return false;
+	int rc = http_parse_request(c->c2u.in.data + c->c2u.in.off, buf_avail(&c->c2u.in), &m);
+	if (rc == 0)
+		return false;
+	if (rc == -EMSGSIZE)
+		respond(c, 431, "Request Header Fields Too Large", "request head too large", false);
+	else if (rc < 0)
+		respond(c, 400, "Bad Request", "malformed request", false);
+	else
+		handle_request(c, &m);
+	return true;
+}
+
+/* ---- the upstream side ---- */
+
+static bool is_self(struct conn *c, const struct host_addr *a, uint16_t port)
+{
+	struct host_addr self;
+	const struct sockaddr *sa = (const struct sockaddr *)&c->px->self;
+	if (host_addr_from_sockaddr(sa, &self) < 0)
+		return false;
+	uint16_t sport = ntohs(sa->sa_family == AF_INET
+	                           ? ((const struct sockaddr_in *)(const void *)sa)->sin_port
+	                           : ((const struct sockaddr_in6 *)(const void *)sa)->sin6_port);
+	if (sport != port)
+		return false;
+	enum addr_class ac = host_addr_classify(a);
+	/* A wildcard listener answers on every local address. */
+	if (host_addr_classify(&self) == ADDR_UNSPECIFIED)
+		return ac == ADDR_LOOPBACK || ac == ADDR_UNSPECIFIED;
+	if (self.family != a->family)
+		return false;
+	return self.family == AF_INET ? self.v4.s_addr == a->v4.s_addr
+	                              : memcmp(&self.v6, &a->v6, sizeof(self.v6)) == 0;
+}
+
+static void try_connect(struct conn *c)
+{
+	struct proxy *px = c->px;
+	while (c->next_addr < c->n_addrs) {
+		int fd;
+		if (upstream_connect(&c->addrs[c->next_addr++], c->up_port, &fd) < 0)
+			continue;
+		c->up.fd = fd;
+		ev_io_set(&c->up.io, fd, 0);
+		c->up.events = 0;
+		c->ustate = U_CONNECTING;
+		return;
+	}
+	(void)px;
+	plog_info("cannot connect to %s port %u", c->up_host, c->up_port);
+	fail_exchange(c, 502, "Bad Gateway", "cannot connect to the server");
+}
+
+/* Only the addresses the rules allow are dialled: the ones we checked. */
+static void got_addrs(struct conn *c, const struct host_addr *addrs, size_t n)
+{
+	c->n_addrs = c->next_addr = 0;
+	for (size_t i = 0; i < n; i++) {
+		enum addr_class ac = host_addr_classify(&addrs[i]);
+		if (ac != ADDR_PUBLIC && !c->up_rule->allow_private)
+			continue;
+		if (is_self(c, &addrs[i], c->up_port))
+			continue;
+		c->addrs[c->n_addrs++] = addrs[i];
+	}
+	if (c->n_addrs == 0) {
+		char pbuf[8], hostlog[HOST_MAX + 16];
+		snprintf(hostlog, sizeof(hostlog), "%s%s", c->up_host,
+		         default_port_str(c->up_port, c->up_tls, pbuf, sizeof(pbuf)));
+		plog_blocked(c->method, hostlog, "", netrules_reason(NETRULES_DENY_PRIVATE));
+		fail_exchange(c, 403, "Forbidden", netrules_reason(NETRULES_DENY_PRIVATE));
+		return;
+	}
+	try_connect(c);
+}
+
+static void dns_done(void *arg, int err, const struct host_addr *addrs, size_t n)
+{
+	struct conn *c = arg;
+	c->dns = NULL;
+	if (err < 0) {
+		plog_info("cannot resolve %s", c->up_host);
+		fail_exchange(c, 502, "Bad Gateway", "cannot resolve the host name");
+	} else {
+		got_addrs(c, addrs, n);
+	}
+	drive(c);
+}
+
+static void start_upstream(struct conn *c)
+{
+	struct host_addr a[UPSTREAM_MAX_ADDRS];
+	size_t n;
+
+	if (host_parse_ip(c->up_host, &a[0]) == 1) {
+		got_addrs(c, a, 1);
+		return;
+	}
+	n = hosts_lookup(c->px->hosts, c->up_host, a, UPSTREAM_MAX_ADDRS);
+	if (n) {
+		got_addrs(c, a, n);
+		return;
+	}
+	c->ustate = U_RESOLVING;
+	if (dns_start(c->up_host, dns_done, c, &c->dns) < 0) {
+		c->ustate = U_NONE;
+		fail_exchange(c, 503, "Service Unavailable", "resolver busy");
+	}
+}
+
+static bool step_upstream_setup(struct conn *c)
+{
+	if (c->ustate == U_CONNECTING) {
+		int rc = upstream_connect_result(c->up.fd);
+		if (rc == 0) {
+			/* not yet connected? SO_ERROR is 0 too: probe with a zero write */
+			struct sockaddr_storage ss;
+			socklen_t l = sizeof(ss);
+			if (getpeername(c->up.fd, (struct sockaddr *)&ss, &l) < 0)
+				return false;
+		} else {
+			side_close(c->px->loop, &c->up);
+			c->ustate = U_NONE;
+			try_connect(c);
+			return true;
+		}
+		if (c->up_tls) {
+			if (upstream_tls_new(c->px->client_ctx, c->up.fd, c->up_host, &c->up.ssl) <
+			    0) {
+				fail_exchange(c, 502, "Bad Gateway", "TLS setup failed");
+				return true;
+			}
+			c->up.handshaking = true;
+			c->ustate = U_HANDSHAKE;
+		} else {
+			c->ustate = U_READY;
+			c->up_reusable = true;
+		}
+		return true;
+	}
+	if (c->ustate == U_HANDSHAKE) {
+		int rc = side_handshake(&c->up);
+		if (rc == 0)
+			return false;
+		if (rc < 0) {
+			long v = SSL_get_verify_result(c->up.ssl);
+			plog_info("TLS to %s failed: %s", c->up_host,
+			          v != X509_V_OK ? X509_verify_cert_error_string(v)
+			                         : "handshake error");
+			fail_exchange(c, 502, "Bad Gateway",
+			              v != X509_V_OK ? "upstream certificate not trusted"
+			                             : "upstream TLS handshake failed");
+			return true;
+		}
+		c->ustate = U_READY;
+		c->up_reusable = true;
+		return true;
+	}
+	return false;
+}
+
+/* ---- responses ---- */
+
+static bool step_response(struct conn *c)
+{
+	struct http_msg m;
+	struct flow *f = &c->u2c;
+
+	if (c->sstate != S_HEAD || c->ustate != U_READY || buf_avail(&f->in) == 0 || f->pass)
+		return false;
+	int rc = http_parse_response(f->in.data + f->in.off, buf_avail(&f->in), c->req_head, &m);
+	if (rc == 0)
+		return false;
+	if (rc < 0) {
+		plog_info("bad response from %s", c->up_host);
+		c->close_after = true;
+		fail_exchange(c, 502, "Bad Gateway", "malformed response from the server");
+		return true;
+	}
+	struct buf *h = &f->head;
+	bool upgrade = m.status == 101;
+	if (upgrade && !(c->req_ws && m.websocket && c->c2u.done)) {
+		c->close_after = true;
+		fail_exchange(c, 502, "Bad Gateway", "unexpected protocol switch");
+		return true;
+	}
+	if (!upgrade && m.status < 200) { /* 100 Continue and friends pass through */
+		buf_printf(h, "%.*s", (int)m.head_len, f->in.data + f->in.off);
+		f->in.off += m.head_len;
+		return true;
+	}
+	const char *line_end = memchr(f->in.data + f->in.off, '\r', m.head_len);
+	c->resp_started = true;
+	if (m.body == HTTP_BODY_CLOSE)
+		c->close_after = true;
+	c->up_reusable = m.keep_alive && m.body != HTTP_BODY_CLOSE;
+	buf_printf(h, "HTTP/1.1%.*s\r\n", (int)(line_end - (f->in.data + f->in.off) - 8),
+	           f->in.data + f->in.off + 8);
+	write_headers(h, &m);
+	if (upgrade)
+		buf_printf(h, "Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n");
+	else
+		buf_printf(h, "%s\r\n",
+		           c->close_after         ? "Connection: close\r\n"
+		           : c->client_minor == 0 ? "Connection: keep-alive\r\n"
+		                                  : "");
+	f->in.off += m.head_len;
+	if (upgrade) {
+		c->sstate = S_TUNNEL;
+		c->rstate = R_TUNNEL;
+		c->up_reusable = false;
+		flow_reset_body(f, F_UNTIL_EOF, 0);
+		flow_reset_body(&c->c2u, F_UNTIL_EOF, 0);
+		return true;
+	}
+	flow_reset_body(f,
+	                m.body == HTTP_BODY_CHUNKED  ? F_CHUNKED
+	                : m.body == HTTP_BODY_LENGTH ? F_LENGTH
+	                : m.body == HTTP_BODY_CLOSE  ? F_UNTIL_EOF
+	                                             : F_NONE,
+	                m.content_length);
+	c->sstate = S_BODY;
+	return true;
+}
+
+/* ---- moving bytes ---- */
+
+static bool can_splice(const struct flow *f, const struct side *src, const struct side *dst)
+{
+	return !src->ssl && !dst->ssl && !f->done && buf_avail(&f->in) == 0 &&
+	       (f->mode == F_UNTIL_EOF || (f->mode == F_LENGTH && f->left > 0));
+}
+
+/* >0 progress, 0 none, -1 source ended (EOF or error) */
+static int flow_fill(struct conn *c, struct flow *f, struct side *src, struct side *dst)
+{
+	if (can_splice(f, src, dst)) {
+		if (f->pipe[0] < 0) {
+			if (pipe2(f->pipe, O_CLOEXEC | O_NONBLOCK) < 0)
+				goto copy; /* out of fds: the buffer still works */
+			fcntl(f->pipe[1], F_SETPIPE_SZ, PIPE_SIZE);
+		}
+		if (f->piped >= PIPE_SIZE / 2)
+			return 0;
+		size_t want =
+		    f->mode == F_LENGTH && f->left < PIPE_SIZE ? (size_t)f->left : PIPE_SIZE;
+		ssize_t n = splice(src->fd, NULL, f->pipe[1], NULL, want,
+		                   SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n > 0) {
+			f->piped += (size_t)n;
+			if (f->mode == F_LENGTH) {
+				f->left -= (uint64_t)n;
+				f->done = f->left == 0;
+			}
+			return 1;
+		}
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return 0;
+		return -1;
+	}
+copy:
+	if (buf_reserve(&f->in, BUF_SIZE) < 0)
+		return 0;
+	if (f->in.len == f->in.cap && f->in.off > 0) {
+		memmove(f->in.data, f->in.data + f->in.off, buf_avail(&f->in));
+		f->in.len -= f->in.off;
+		f->in.off = 0;
+	}
+	if (f->in.len == f->in.cap)
+		return 0;
+	ssize_t n = side_read(src, f->in.data + f->in.len, f->in.cap - f->in.len);
+	if (n > 0) {
+		f->in.len += (size_t)n;
+		return 1;
+	}
+	return n < 0 ? -1 : 0;
+}
+
+/* >0 progress, 0 none, -1 sink failed */
+static int flow_flush(struct flow *f, struct side *dst)
+{
+	int progress = 0;
+	ssize_t n;
+
+	while (buf_avail(&f->head)) {
+		n = side_write(dst, f->head.data + f->head.off, buf_avail(&f->head));
+		if (n <= 0)
+			return n < 0 ? -1 : progress;
+		f->head.off += (size_t)n;
+		progress = 1;
+	}
+	if (f->head.data)
+		buf_release(&f->head);
+	while (f->pass) {
+		n = side_write(dst, f->in.data + f->in.off, f->pass);
+		if (n <= 0)
+			return n < 0 ? -1 : progress;
+		f->in.off += (size_t)n;
+		f->pass -= (size_t)n;
+		progress = 1;
+	}
+	if (buf_avail(&f->in) == 0)
+		f->in.off = f->in.len = 0;
+	while (f->piped) {
+		n = splice(f->pipe[0], NULL, dst->fd, NULL, f->piped,
+		           SPLICE_F_MOVE | SPLICE_F_NONBLOCK);
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			return progress;
+		if (n <= 0)
+			return -1;
+		f->piped -= (size_t)n;
+		progress = 1;
+	}
+	return progress;
+}
+
+static bool cli_ready(const struct conn *c)
+{
+	return c->cli.fd >= 0 && !c->cli.handshaking && !c->tls_pending;
+}
+
+/* What the client direction wants to read now. */
+static bool want_client_read(const struct conn *c)
+{
+	if (c->closing || !cli_ready(c) || c->cli.eof)
+		return false;
+	switch (c->rstate) {
+	case R_HEAD:
+		return c->c2u.in.len < BUF_SIZE || c->c2u.in.off > 0 || !c->c2u.in.data;
+	case R_BODY:
+	case R_TUNNEL:
+		return !c->c2u.done && c->c2u.pass == 0 && c->c2u.piped < PIPE_SIZE / 2;
+	case R_DONE:
+		return false;
+	}
+	return false;
+}
+
+static bool want_up_read(const struct conn *c)
+{
+	if (c->closing || c->ustate != U_READY || c->up.eof)
+		return false;
+	if (c->sstate == S_IDLE)
+		return true; /* notice a server closing an idle kept-alive connection */
+	if (c->sstate == S_HEAD)
+		return c->u2c.in.len < BUF_SIZE || c->u2c.in.off > 0 || !c->u2c.in.data;
+	return !c->u2c.done && c->u2c.pass == 0 && c->u2c.piped < PIPE_SIZE / 2;
+}
+
+static bool abort_conn(struct conn *c)
+{
+	conn_free(c);
+	return false;
+}
+
+/* Source EOF handling; false when the connection is gone. */
+static bool client_ended(struct conn *c)
+{
+	c->cli.eof = true;
+	if (c->rstate == R_TUNNEL) {
+		c->c2u.done = true;
+		c->closing = true;
+		return true;
+	}
+	if (c->rstate == R_HEAD && c->sstate == S_IDLE) {
+		c->closing = true; /* the client is done; flush what it is owed */
+		return true;
+	}
+	return abort_conn(c);
+}
+
+static bool upstream_ended(struct conn *c)
+{
+	c->up.eof = true;
+	c->up_reusable = false;
+	switch (c->sstate) {
+	case S_IDLE:
+		close_upstream(c);
+		return true;
+	case S_HEAD:
+		c->close_after = true;
+		fail_exchange(c, 502, "Bad Gateway", "the server closed the connection");
+		return true;
+	case S_BODY:
+		if (c->u2c.mode == F_UNTIL_EOF) {
+			flow_approve(&c->u2c);
+			c->u2c.done = true;
+			c->close_after = true;
+			return true;
+		}
+		return abort_conn(c);
+	case S_TUNNEL:
+		flow_approve(&c->u2c);
+		c->u2c.done = true;
+		c->closing = true;
+		return true;
+	}
+	return true;
+}
+
+/* One pass over everything that can move; false when the connection is gone. */
+static bool step(struct conn *c, bool *progress)
+{
+	int r;
+
+	if (c->cli.handshaking) {
+		r = side_handshake(&c->cli);
+		if (r < 0)
+			return abort_conn(c);
+		*progress |= r > 0;
+	}
+	if (want_client_read(c)) {
+		r = flow_fill(c, &c->c2u, &c->cli, &c->up);
+		if (r < 0)
+			return client_ended(c);
+		*progress |= r > 0;
+	}
+	*progress |= step_request(c);
+	if (c->rstate == R_BODY || c->rstate == R_TUNNEL) {
+		if (flow_approve(&c->c2u) < 0)
+			return abort_conn(c);
+	}
+	*progress |= step_upstream_setup(c);
+	if (c->ustate == U_READY && !c->closing) {
+		r = flow_flush(&c->c2u, &c->up);
+		if (r < 0)
+			return abort_conn(c);
+		*progress |= r > 0;
+	}
+	if (c->rstate == R_BODY && flow_complete(&c->c2u)) {
+		c->rstate = R_DONE;
+		*progress = true;
+	}
+	if (want_up_read(c)) {
+		r = flow_fill(c, &c->u2c, &c->up, &c->cli);
+		if (r < 0)
+			return upstream_ended(c);
+		*progress |= r > 0;
+		if (r > 0 && c->sstate == S_IDLE) { /* bytes nobody asked for */
+			close_upstream(c);
+			*progress = true;
+		}
+	}
+	*progress |= step_response(c);
+	if (c->sstate == S_BODY || c->sstate == S_TUNNEL) {
+		if (flow_approve(&c->u2c) < 0)
+			return abort_conn(c);
+	}
+	if (c->cli.fd >= 0 && !c->cli.handshaking) {
+		r = flow_flush(&c->u2c, &c->cli);
+		if (r < 0)
+			return abort_conn(c);
+		*progress |= r > 0;
+	}
+	if (c->tls_pending && flow_flushed(&c->u2c)) {
+		/* "200 Connection established" is out: the client starts TLS now. */
+		c->tls_pending = false;
+		c->cli.ssl = SSL_new(c->px->server_ctx);
+		if (!c->cli.ssl || SSL_set_fd(c->cli.ssl, c->cli.fd) != 1 ||
+		    tls_ca_use_leaf(c->px->ca, c->cli.ssl, c->tun_host) < 0)
+			return abort_conn(c);
+		SSL_set_accept_state(c->cli.ssl);
+		c->cli.handshaking = true;
+		*progress = true;
+	}
+	if (c->sstate == S_BODY && flow_complete(&c->u2c)) {
+		/* The response is delivered. */
+		c->sstate = S_IDLE;
+		if (!c->up_reusable)
+			close_upstream(c);
+		if (c->close_after || c->rstate != R_DONE)
+			c->closing = true;
+		else
+			c->rstate = R_HEAD;
+		*progress = true;
+	}
+	if (c->closing && flow_flushed(&c->u2c))
+		return abort_conn(c); /* everything owed to the client is out */
+	return true;
+}
+
+static void release_idle_memory(struct conn *c)
+{
+	if (c->rstate != R_HEAD || c->sstate != S_IDLE)
+		return;
+	if (c->c2u.in.data && buf_avail(&c->c2u.in) == 0)
+		buf_release(&c->c2u.in);
+	if (c->u2c.in.data && buf_avail(&c->u2c.in) == 0)
+		buf_release(&c->u2c.in);
+	flow_close_pipe(&c->c2u);
+	flow_close_pipe(&c->u2c);
+}
+
+static void update_timer(struct conn *c, bool activity)
+{
+	struct proxy *px = c->px;
+	enum tkind k;
+	double t;
+
+	if (c->closing) {
+		k = T_CLOSING, t = 5;
+	} else if (c->ustate == U_RESOLVING || c->ustate == U_CONNECTING ||
+	           c->ustate == U_HANDSHAKE) {
+		k = T_CONNECT, t = px->connect_timeout;
+	} else if (c->rstate == R_HEAD && c->sstate == S_IDLE && !c->cli.handshaking &&
+	           !c->tls_pending) {
+		bool partial = buf_avail(&c->c2u.in) > 0;
+		k = partial ? T_HEADER : T_IDLE;
+		t = partial ? px->header_timeout : px->idle_timeout;
+	} else if (c->cli.handshaking) {
+		k = T_HEADER, t = px->header_timeout;
+	} else {
+		k = T_IO, t = px->io_timeout;
+	}
+	/* Header and handshake deadlines do not move with trickling bytes (slowloris). */
+	if (k != c->tkind || (activity && (k == T_IO || k == T_IDLE))) {
+		c->tkind = k;
+		c->timer.repeat = t;
+		ev_timer_again(px->loop, &c->timer);
+	}
+}
+
+static void update_events(struct conn *c)
+{
+	struct ev_loop *loop = c->px->loop;
+	int ce = 0, ue = 0;
+
+	if (c->cli.handshaking) {
+		ce = c->cli.hs_want;
+	} else {
+		bool cw = !flow_flushed(&c->u2c);
+		if (want_client_read(c))
+			ce |= c->cli.r_needs_w ? EV_WRITE : EV_READ;
+		if (cw)
+			ce |= c->cli.w_needs_r ? EV_READ : EV_WRITE;
+	}
+	if (c->ustate == U_CONNECTING) {
+		ue = EV_WRITE;
+	} else if (c->ustate == U_HANDSHAKE) {
+		ue = c->up.hs_want;
+	} else if (c->ustate == U_READY) {
+		if (want_up_read(c))
+			ue |= c->up.r_needs_w ? EV_WRITE : EV_READ;
+		if (!flow_flushed(&c->c2u))
+			ue |= c->up.w_needs_r ? EV_READ : EV_WRITE;
+	}
+	side_set_events(loop, &c->cli, ce);
+	side_set_events(loop, &c->up, ue);
+}
+
+static void drive(struct conn *c)
+{
+	bool progress, any = false;
+	int rounds = 0;
+
+	do {
+		progress = false;
+		if (!step(c, &progress))
+			return; /* freed */
+		any |= progress;
+	} while (progress && ++rounds < 64); /* yield to other connections now and then */
+	release_idle_memory(c);
+	update_timer(c, any);
+	update_events(c);
+	if (progress) /* more to do: come back on the next loop iteration */
+		ev_feed_event(c->px->loop, &c->timer, EV_CUSTOM);
+}
+
+static void on_io(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct conn *c = w->data;
+	drive(c);
+}
+
+static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct conn *c = w->data;
+
+	if (revents & EV_CUSTOM) {
+		drive(c);
+		return;
+	}
+	switch (c->tkind) {
+	case T_HEADER:
+		if (!c->cli.handshaking && !c->cli.ssl) {
+			c->tkind = T_NONE;
+			respond(c, 408, "Request Timeout", "request head timed out", false);
+			buf_release(&c->c2u.in);
+			drive(c);
+			return;
+		}
+		break;
+	case T_CONNECT:
+		if (c->sstate == S_HEAD && !c->resp_started) {
+			c->tkind = T_NONE;
+			c->close_after = true;
+			fail_exchange(c, 504, "Gateway Timeout",
+			              "connecting to the server timed out");
+			drive(c);
+			return;
+		}
+		break;
+	case T_IO:
+		if (c->sstate == S_HEAD && !c->resp_started && flow_complete(&c->c2u)) {
+			c->tkind = T_NONE;
+			c->close_after = true;
+			fail_exchange(c, 504, "Gateway Timeout", "the server did not answer");
+			drive(c);
+			return;
+		}
+		break;
+	default:
+		break;
+	}
+	conn_free(c);
+}
+
+/* ---- accepting ---- */
+
+static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
+{
+	struct proxy *px = w->data;
+
+	for (int i = 0; i < 64; i++) {
+		if (px->n_conns >= px->max_conns) {
+			ev_io_stop(loop, &px->listen_io); /* resumes when one closes */
+			return;
+		}
+		int fd = accept4(px->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE)
+				plog_info("out of file descriptors; accepting later");
+			return;
+		}
+		struct conn *c = calloc(1, sizeof(*c));
+		if (!c) {
+			close(fd);
+			return;
+		}
+		int one = 1;
+		setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+		c->px = px;
+		c->cli.fd = fd;
+		c->up.fd = -1;
+		c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+		ev_io_init(&c->cli.io, on_io, fd, 0);
+		ev_io_init(&c->up.io, on_io, -1, 0);
+		c->cli.io.data = c->up.io.data = c;
+		ev_init(&c->timer, on_timer);
+		c->timer.data = c;
+		px->n_conns++;
+		drive(c);
+	}
+}
+
+static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outlen,
+                       const unsigned char *in, unsigned int inlen, void *arg)
+{
+	/* HTTP/1.1 only towards the client: every request is then parsed by us. */
+	for (unsigned i = 0; i < inlen; i += 1u + in[i]) {
+		if (in[i] == 8 && i + 9 <= inlen && memcmp(in + i + 1, "http/1.1", 8) == 0) {
+			*out = in + i + 1;
+			*outlen = 8;
+			return SSL_TLSEXT_ERR_OK;
+		}
+	}
+	return SSL_TLSEXT_ERR_NOACK;
+}
+
+int proxy_server_tls_ctx(SSL_CTX **out)
+{
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	if (!ctx)
+		return -ENOMEM;
+	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
+	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
+	                          SSL_MODE_ENABLE_PARTIAL_WRITE);
+	SSL_CTX_sess_set_cache_size(ctx, 1024);
+	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
+	*out = ctx;
+	return 0;
+}
+
+void proxy_start(struct proxy *px)
+{
+	ev_io_init(&px->listen_io, on_accept, px->listen_fd, EV_READ);
+	px->listen_io.data = px;
+	ev_io_start(px->loop, &px->listen_io);
+}

@@ -1,0 +1,347 @@
+/* agentsandbox-proxy: the filtering HTTP/HTTPS proxy. Parses options, loads the
+ * rules, makes the session CA, listens, and runs the loop. */
+#include "conn.h"
+#include "log.h"
+#include "netrules.h"
+#include "tls_ca.h"
+#include "upstream.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <stdarg.h>
+#include <netdb.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#ifndef ASB_VERSION
+#define ASB_VERSION "unknown"
+#endif
+
+#define PROG "agentsandbox-proxy"
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f,
+	    "Usage: " PROG " --config FILE (--listen HOST:PORT | --listen unix:PATH | "
+	    "--listen-fd N) [options]\n"
+	    "\n"
+	    "The filtering HTTP/HTTPS proxy of agentsandbox. Reads the `network` group of an\n"
+	    "agentsandbox config file and allows only what its allowed_domains permit; HTTPS\n"
+	    "(CONNECT) is intercepted with a per-session CA so methods and paths are checked.\n"
+	    "\n"
+	    "  --config FILE        agentsandbox config file (only `network` is read)\n"
+	    "  --listen HOST:PORT   listen on a TCP address ([v6]:port too; port 0 picks one)\n"
+	    "  --listen unix:PATH   listen on a unix socket\n"
+	    "  --listen-fd N        accept on an already-listening socket\n"
+	    "  --ca-out FILE        write the session CA certificate (PEM, mode 0644)\n"
+	    "  --log FILE           allow/deny log (default: stderr)\n"
+	    "  --ready-fd N         write one byte to N once listening and the CA is written\n"
+	    "  --check              validate the rules, print warnings, exit\n"
+	    "  --header-timeout S   seconds for a request head to arrive (default 30)\n"
+	    "  --idle-timeout S     seconds an idle keep-alive connection lives (default 60)\n"
+	    "  --connect-timeout S  seconds to reach a server (default 10)\n"
+	    "  --io-timeout S       seconds without traffic on an exchange (default 600)\n"
+	    "  --max-conns N        concurrent client connections (default: from RLIMIT_NOFILE)\n"
+	    "  --help, --version\n"
+	    "\n"
+	    "Proxy environment variables (http_proxy, ...) are never used.\n");
+}
+
+static int die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+static int die(const char *fmt, ...)
+{
+	va_list ap;
+	fputs(PROG ": ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(2);
+}
+
+static int parse_int(const char *s, long min, long max, const char *what)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || *s == '\0' || *end != '\0' || v < min || v > max)
+		die("%s: \"%s\" is not a number between %ld and %ld", what, s, min, max);
+	return (int)v;
+}
+
+static double parse_secs(const char *s, const char *what)
+{
+	char *end;
+	double v = strtod(s, &end);
+	if (*s == '\0' || *end != '\0' || !(v > 0) || v > 86400)
+		die("%s: \"%s\" is not a number of seconds", what, s);
+	return v;
+}
+
+static int listen_unix(const char *path)
+{
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
+	if (strlen(path) >= sizeof(sun.sun_path))
+		die("--listen unix:%s: path too long", path);
+	strcpy(sun.sun_path, path);
+	int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	unlink(path); /* a stale socket from an earlier run */
+	if (bind(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 || listen(fd, 1024) < 0)
+		die("--listen unix:%s: %s", path, strerror(errno));
+	return fd;
+}
+
+static int listen_tcp(const char *spec)
+{
+	char host[256];
+	const char *colon = strrchr(spec, ':');
+	if (!colon || colon == spec || (size_t)(colon - spec) >= sizeof(host))
+		die("--listen %s: expected HOST:PORT or unix:PATH", spec);
+	size_t hl = (size_t)(colon - spec);
+	memcpy(host, spec, hl);
+	host[hl] = '\0';
+	if (host[0] == '[' && hl > 2 && host[hl - 1] == ']') {
+		memmove(host, host + 1, hl - 2);
+		host[hl - 2] = '\0';
+	}
+	struct addrinfo hints = {.ai_socktype = SOCK_STREAM,
+	                         .ai_flags = AI_NUMERICHOST | AI_NUMERICSERV | AI_PASSIVE},
+	                *res;
+	int rc = getaddrinfo(host, colon + 1, &hints, &res);
+	if (rc != 0)
+		die("--listen %s: %s (a numeric address is needed)", spec, gai_strerror(rc));
+	int fd = socket(res->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	int one = 1;
+	if (fd < 0)
+		die("socket: %s", strerror(errno));
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, res->ai_addr, res->ai_addrlen) < 0 || listen(fd, 4096) < 0)
+		die("--listen %s: %s", spec, strerror(errno));
+	freeaddrinfo(res);
+	return fd;
+}
+
+static int adopt_fd(int fd)
+{
+	int acc = 0;
+	socklen_t l = sizeof(acc);
+	if (getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &acc, &l) < 0 || !acc)
+		die("--listen-fd %d: not a listening socket", fd);
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl | O_NONBLOCK) < 0 || fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		die("--listen-fd %d: %s", fd, strerror(errno));
+	return fd;
+}
+
+static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
+{
+	ev_break(loop, EVBREAK_ALL);
+}
+
+/* Room for every connection's fds: client, server and two splice pipes. */
+static size_t raise_nofile(void)
+{
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0)
+		return 256;
+	if (rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+		getrlimit(RLIMIT_NOFILE, &rl);
+	}
+	size_t n = rl.rlim_cur == RLIM_INFINITY ? 65536 : (size_t)rl.rlim_cur;
+	return n > 64 ? n - 64 : n;
+}
+
+int main(int argc, char **argv)
+{
+	enum {
+		O_CONFIG = 256,
+		O_LISTEN,
+		O_LISTEN_FD,
+		O_CA_OUT,
+		O_LOG,
+		O_CHECK,
+		O_READY_FD,
+		O_HEADER_TO,
+		O_IDLE_TO,
+		O_CONNECT_TO,
+		O_IO_TO,
+		O_MAX_CONNS,
+		O_HELP,
+		O_VERSION,
+	};
+	static const struct option opts[] = {
+	    {"config", required_argument, NULL, O_CONFIG},
+	    {"listen", required_argument, NULL, O_LISTEN},
+	    {"listen-fd", required_argument, NULL, O_LISTEN_FD},
+	    {"ca-out", required_argument, NULL, O_CA_OUT},
+	    {"log", required_argument, NULL, O_LOG},
+	    {"check", no_argument, NULL, O_CHECK},
+	    {"ready-fd", required_argument, NULL, O_READY_FD},
+	    {"header-timeout", required_argument, NULL, O_HEADER_TO},
+	    {"idle-timeout", required_argument, NULL, O_IDLE_TO},
+	    {"connect-timeout", required_argument, NULL, O_CONNECT_TO},
+	    {"io-timeout", required_argument, NULL, O_IO_TO},
+	    {"max-conns", required_argument, NULL, O_MAX_CONNS},
+	    {"help", no_argument, NULL, O_HELP},
+	    {"version", no_argument, NULL, O_VERSION},
+	    {0},
+	};
+	const char *config = NULL, *listen_spec = NULL, *ca_out = NULL, *log_path = NULL;
+	int listen_fd = -1, ready_fd = -1, max_conns = 0, opt;
+	bool check = false;
+	struct proxy px = {
+	    .header_timeout = 30,
+	    .idle_timeout = 60,
+	    .connect_timeout = 10,
+	    .io_timeout = 600,
+	};
+
+	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (opt) {
+		case O_CONFIG:
+			config = optarg;
+			break;
+		case O_LISTEN:
+			listen_spec = optarg;
+			break;
+		case O_LISTEN_FD:
+			listen_fd = parse_int(optarg, 0, 65535, "--listen-fd");
+			break;
+		case O_CA_OUT:
+			ca_out = optarg;
+			break;
+		case O_LOG:
+			log_path = optarg;
+			break;
+		case O_CHECK:
+			check = true;
+			break;
+		case O_READY_FD:
+			ready_fd = parse_int(optarg, 0, 65535, "--ready-fd");
+			break;
+		case O_HEADER_TO:
+			px.header_timeout = parse_secs(optarg, "--header-timeout");
+			break;
+		case O_IDLE_TO:
+			px.idle_timeout = parse_secs(optarg, "--idle-timeout");
+			break;
+		case O_CONNECT_TO:
+			px.connect_timeout = parse_secs(optarg, "--connect-timeout");
+			break;
+		case O_IO_TO:
+			px.io_timeout = parse_secs(optarg, "--io-timeout");
+			break;
+		case O_MAX_CONNS:
+			max_conns = parse_int(optarg, 1, 1 << 20, "--max-conns");
+			break;
+		case O_HELP:
+			usage(stdout);
+			return 0;
+		case O_VERSION:
+			printf(PROG " %s\n", ASB_VERSION);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc)
+		die("unexpected argument \"%s\" (see --help)", argv[optind]);
+	if (!config)
+		die("--config FILE is required (see --help)");
+
+	char err[1024];
+	struct netrules *rules;
+	if (netrules_load_file(config, &rules, err, sizeof(err)) < 0)
+		die("%s", err);
+	for (char **w = rules->warnings; w && *w; w++)
+		fprintf(stderr, PROG ": warning: %s\n", *w);
+	if (!rules->filtering)
+		die("%s: network.allowed_domains is not set: the network is open and no proxy is "
+		    "needed",
+		    config);
+
+	struct hosts_table *hosts = NULL;
+	if (rules->hosts_file && hosts_load(rules->hosts_file, &hosts, err, sizeof(err)) < 0)
+		die("hosts_file: %s", err);
+	if (upstream_tls_ctx(rules->upstream_ca_file, &px.client_ctx) < 0)
+		die("upstream_ca_file %s: cannot load it", rules->upstream_ca_file);
+	if (check) {
+		printf("%s: %zu allowed_domains entr%s; ok\n", config, rules->n_rules,
+		       rules->n_rules == 1 ? "y" : "ies");
+		return 0;
+	}
+
+	int n_listen = (listen_spec != NULL) + (listen_fd >= 0);
+	if (n_listen != 1)
+		die("give exactly one of --listen or --listen-fd");
+	if (plog_open(log_path) < 0)
+		die("--log %s: %s", log_path, strerror(errno));
+	for (char **w = rules->warnings; log_path && w && *w; w++)
+		plog_info("warning: %s", *w);
+
+	if (tls_ca_new(&px.ca) < 0 || proxy_server_tls_ctx(&px.server_ctx) < 0)
+		die("cannot create the session CA");
+	if (ca_out) {
+		int rc = tls_ca_write_pem(px.ca, ca_out);
+		if (rc < 0)
+			die("--ca-out %s: %s", ca_out, strerror(-rc));
+	}
+
+	if (listen_fd >= 0)
+		px.listen_fd = adopt_fd(listen_fd);
+	else if (strncmp(listen_spec, "unix:", 5) == 0)
+		px.listen_fd = listen_unix(listen_spec + 5);
+	else
+		px.listen_fd = listen_tcp(listen_spec);
+	px.self_len = sizeof(px.self);
+	getsockname(px.listen_fd, (struct sockaddr *)&px.self, &px.self_len);
+	if (px.self.ss_family == AF_INET || px.self.ss_family == AF_INET6) {
+		char h[64], p[8];
+		if (getnameinfo((struct sockaddr *)&px.self, px.self_len, h, sizeof(h), p,
+		                sizeof(p), NI_NUMERICHOST | NI_NUMERICSERV) == 0)
+			plog_info("listening on %s%s%s:%s", strchr(h, ':') ? "[" : "", h,
+			          strchr(h, ':') ? "]" : "", p);
+	}
+
+	signal(SIGPIPE, SIG_IGN);
+	size_t fds = raise_nofile();
+	px.max_conns = max_conns ? (size_t)max_conns : fds / 4;
+	px.loop = EV_DEFAULT;
+	px.rules = rules;
+	px.hosts = hosts;
+	if (dns_init(px.loop) < 0)
+		die("resolver: %s", strerror(errno));
+	ev_signal sigterm, sigint;
+	ev_signal_init(&sigterm, on_signal, SIGTERM);
+	ev_signal_init(&sigint, on_signal, SIGINT);
+	ev_signal_start(px.loop, &sigterm);
+	ev_signal_start(px.loop, &sigint);
+	proxy_start(&px);
+
+	if (ready_fd >= 0) {
+		ssize_t w = write(ready_fd, "1", 1);
+		(void)w;
+		close(ready_fd);
+	}
+	ev_run(px.loop, 0);
+
+	SSL_CTX_free(px.server_ctx);
+	SSL_CTX_free(px.client_ctx);
+	tls_ca_free(px.ca);
+	hosts_free(hosts);
+	netrules_free(rules);
+	return 0;
+}

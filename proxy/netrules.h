@@ -1,0 +1,84 @@
+/* Domain rules of the `network` config group: parsing and matching.
+ *
+ * Shared by the launcher (to validate the config) and the proxy (to enforce it),
+ * so both agree by construction. Depends on libconfig only; never prints.
+ */
+#pragma once
+
+#include <libconfig.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define NETRULES_MAX_PORTS 16
+
+struct netrule {
+	char *domain;   /* normalised: lowercase, no trailing dot; "*" = every domain */
+	char *path;     /* NULL: the domain's own policy; else starts with '/' */
+	char **methods; /* NULL-terminated; NULL = all methods */
+	uint16_t ports[NETRULES_MAX_PORTS]; /* empty (n_ports == 0) = 80 and 443 */
+	size_t n_ports;
+	bool allow_private; /* may dial loopback/private/link-local addresses */
+	bool ascii;         /* false: can never match (warned at load) */
+	bool is_ip;         /* the entry names an IP literal (canonical text in domain) */
+	const char *file;   /* where it was written, for messages */
+	int line;
+};
+
+struct netrules {
+	bool filtering; /* allowed_domains present: traffic goes through the proxy */
+	struct netrule *rules;
+	size_t n_rules;
+	char *hosts_file;       /* absolute, or NULL */
+	char *upstream_ca_file; /* absolute, or NULL */
+	char **warnings;        /* NULL-terminated; "file:line: text" */
+};
+
+enum netrules_verdict {
+	NETRULES_ALLOW = 0,
+	NETRULES_DENY_DOMAIN,
+	NETRULES_DENY_PATH,
+	NETRULES_DENY_METHOD,
+	NETRULES_DENY_PORT,
+	NETRULES_DENY_PRIVATE,
+};
+
+struct netrules_decision {
+	enum netrules_verdict verdict;
+	const struct netrule *rule; /* the one entry that decided; NULL when none matched */
+};
+
+/* Parse the `network` group of an already-read config (NULL = group absent: open
+ * network). On error returns -EINVAL and writes "file:line: what" into err. */
+int netrules_from_setting(const config_setting_t *network, struct netrules **out, char *err,
+                          size_t errlen);
+
+/* Read a whole agentsandbox config file and parse its `network` group; other
+ * top-level groups are ignored. */
+int netrules_load_file(const char *path, struct netrules **out, char *err, size_t errlen);
+
+void netrules_free(struct netrules *rules);
+
+/* Decide one request. host must be normalised (hostcheck's host_normalize), path the
+ * normalised path without query (netrules_path_normalize); method is case-sensitive. */
+void netrules_match(const struct netrules *rules, const char *host, const char *method,
+                    const char *path, struct netrules_decision *out);
+
+/* Could any entry allow some request to host? (Checked at CONNECT time, before TLS.) */
+const struct netrule *netrules_domain_candidate(const struct netrules *rules, const char *host);
+
+/* Port check for the deciding entry: its own list, else 80 and 443. */
+bool netrules_port_allowed(const struct netrule *rule, uint16_t port);
+
+/* Any candidate entry for host allows port (CONNECT-time check). */
+bool netrules_host_port_allowed(const struct netrules *rules, const char *host, uint16_t port);
+
+bool netrules_all_methods(const struct netrule *rule);
+
+/* Canonical path for matching and logs: query dropped, repeated slashes merged,
+ * %XX of unreserved characters decoded. Dot segments (also percent-encoded) are
+ * refused with -EINVAL, since servers resolve them after we matched. -ENAMETOOLONG
+ * if it does not fit. */
+int netrules_path_normalize(const char *raw, size_t len, char *out, size_t outlen);
+
+const char *netrules_reason(enum netrules_verdict v);

@@ -1,0 +1,206 @@
+/* Session CA and leaf minting. */
+#include "tls_ca.h"
+#include "hostcheck.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/pem.h>
+#include <openssl/rand.h>
+#include <openssl/x509v3.h>
+
+#define CACHE_SLOTS 1024 /* direct-mapped: bounded memory, a miss only costs a signature */
+
+struct leaf_slot {
+	char *host;
+	X509 *cert;
+};
+
+struct tls_ca {
+	EVP_PKEY *ca_key;
+	X509 *ca_cert;
+	EVP_PKEY *leaf_key; /* one key for all leaves: minting is then one signature */
+	struct leaf_slot cache[CACHE_SLOTS];
+};
+
+void tls_ca_free(struct tls_ca *ca)
+{
+	if (!ca)
+		return;
+	for (size_t i = 0; i < CACHE_SLOTS; i++) {
+		free(ca->cache[i].host);
+		X509_free(ca->cache[i].cert);
+	}
+	EVP_PKEY_free(ca->ca_key);
+	EVP_PKEY_free(ca->leaf_key);
+	X509_free(ca->ca_cert);
+	free(ca);
+}
+
+static void tls_ca_freep(struct tls_ca **ca)
+{
+	tls_ca_free(*ca);
+}
+
+static void x509_freep(X509 **x)
+{
+	X509_free(*x);
+}
+
+static int set_serial(X509 *x)
+{
+	unsigned char buf[16];
+	if (RAND_bytes(buf, sizeof(buf)) != 1)
+		return -EIO;
+	buf[0] &= 0x7f; /* positive */
+	BIGNUM *bn = BN_bin2bn(buf, sizeof(buf), NULL);
+	int ok = bn && BN_to_ASN1_INTEGER(bn, X509_get_serialNumber(x)) != NULL;
+	BN_free(bn);
+	return ok ? 0 : -EIO;
+}
+
+static int add_ext(X509 *cert, X509 *issuer, int nid, const char *value)
+{
+	X509V3_CTX ctx;
+	X509V3_set_ctx(&ctx, issuer, cert, NULL, NULL, 0);
+	X509_EXTENSION *ext = X509V3_EXT_conf_nid(NULL, &ctx, nid, value);
+	if (!ext)
+		return -EINVAL;
+	int ok = X509_add_ext(cert, ext, -1);
+	X509_EXTENSION_free(ext);
+	return ok ? 0 : -EIO;
+}
+
+/* Common skeleton: serial, validity (backdated an hour for clock skew), name, key. */
+static X509 *new_cert(const char *cn, EVP_PKEY *key, long days)
+{
+	X509 *x = X509_new();
+	if (!x)
+		return NULL;
+	X509_NAME *name = X509_get_subject_name(x);
+	if (!X509_set_version(x, 2) || set_serial(x) < 0 ||
+	    !X509_gmtime_adj(X509_getm_notBefore(x), -3600) ||
+	    !X509_gmtime_adj(X509_getm_notAfter(x), days * 86400) ||
+	    !X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
+	                                (const unsigned char *)"agentsandbox", -1, -1, 0) ||
+	    (cn && !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn,
+	                                       -1, -1, 0)) ||
+	    !X509_set_pubkey(x, key)) {
+		X509_free(x);
+		return NULL;
+	}
+	return x;
+}
+
+int tls_ca_new(struct tls_ca **out)
+{
+	__attribute__((cleanup(tls_ca_freep))) struct tls_ca *ca = calloc(1, sizeof(*ca));
+	char cn[64];
+	unsigned char id[4];
+
+	if (!ca)
+		return -ENOMEM;
+	ca->ca_key = EVP_EC_gen("P-256");
+	ca->leaf_key = EVP_EC_gen("P-256");
+	if (!ca->ca_key || !ca->leaf_key || RAND_bytes(id, sizeof(id)) != 1)
+		return -EIO;
+	snprintf(cn, sizeof(cn), "agentsandbox session CA %02x%02x%02x%02x", id[0], id[1], id[2],
+	         id[3]);
+	ca->ca_cert = new_cert(cn, ca->ca_key, 365);
+	if (!ca->ca_cert ||
+	    !X509_set_issuer_name(ca->ca_cert, X509_get_subject_name(ca->ca_cert)) ||
+	    add_ext(ca->ca_cert, ca->ca_cert, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") <
+	        0 ||
+	    add_ext(ca->ca_cert, ca->ca_cert, NID_key_usage, "critical,keyCertSign,cRLSign") < 0 ||
+	    add_ext(ca->ca_cert, ca->ca_cert, NID_subject_key_identifier, "hash") < 0 ||
+	    !X509_sign(ca->ca_cert, ca->ca_key, EVP_sha256()))
+		return -EIO;
+	*out = ca;
+	ca = NULL;
+	return 0;
+}
+
+int tls_ca_write_pem(const struct tls_ca *ca, const char *path)
+{
+	char tmp[4096];
+	if (snprintf(tmp, sizeof(tmp), "%s.tmpXXXXXX", path) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	int fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		int e = -errno;
+		close(fd);
+		unlink(tmp);
+		return e;
+	}
+	int ok = fchmod(fd, 0644) == 0 && PEM_write_X509(f, ca->ca_cert);
+	ok = (fclose(f) == 0) && ok;
+	if (!ok || rename(tmp, path) < 0) {
+		int e = errno ? -errno : -EIO;
+		unlink(tmp);
+		return e;
+	}
+	return 0;
+}
+
+static X509 *mint_leaf(struct tls_ca *ca, const char *host)
+{
+	struct host_addr ip;
+	char san[HOST_MAX + 8];
+	bool is_ip = host_parse_ip(host, &ip) == 1;
+
+	/* CN is capped at 64 characters; the SAN is what clients check anyway. */
+	__attribute__((cleanup(x509_freep))) X509 *x =
+	    new_cert(strlen(host) < 64 ? host : NULL, ca->leaf_key, 30);
+	snprintf(san, sizeof(san), "%s:%s", is_ip ? "IP" : "DNS", host);
+	if (!x || !X509_set_issuer_name(x, X509_get_subject_name(ca->ca_cert)) ||
+	    add_ext(x, ca->ca_cert, NID_subject_alt_name, san) < 0 ||
+	    add_ext(x, ca->ca_cert, NID_basic_constraints, "critical,CA:FALSE") < 0 ||
+	    add_ext(x, ca->ca_cert, NID_key_usage, "critical,digitalSignature") < 0 ||
+	    add_ext(x, ca->ca_cert, NID_ext_key_usage, "serverAuth") < 0 ||
+	    add_ext(x, ca->ca_cert, NID_authority_key_identifier, "keyid:always") < 0 ||
+	    !X509_sign(x, ca->ca_key, EVP_sha256()))
+		return NULL;
+	X509 *ret = x;
+	x = NULL;
+	return ret;
+}
+
+static size_t slot_of(const char *host)
+{
+	uint64_t h = 1469598103934665603ULL;
+	for (const char *p = host; *p; p++)
+		h = (h ^ (unsigned char)*p) * 1099511628211ULL;
+	return (size_t)(h % CACHE_SLOTS);
+}
+
+int tls_ca_use_leaf(struct tls_ca *ca, SSL *ssl, const char *host)
+{
+	struct leaf_slot *slot = &ca->cache[slot_of(host)];
+
+	if (!slot->host || strcmp(slot->host, host) != 0) {
+		X509 *cert = mint_leaf(ca, host);
+		char *dup = strdup(host);
+		if (!cert || !dup) {
+			X509_free(cert);
+			free(dup);
+			return -EIO;
+		}
+		free(slot->host);
+		X509_free(slot->cert);
+		slot->host = dup;
+		slot->cert = cert;
+	}
+	if (SSL_use_certificate(ssl, slot->cert) != 1 || SSL_use_PrivateKey(ssl, ca->leaf_key) != 1)
+		return -EIO;
+	return 0;
+}
