@@ -28,50 +28,83 @@ static int open_parent(const char *path)
 	return fd < 0 ? -errno : fd;
 }
 
-int placeholders_add(struct placeholders *p, const char *path, int is_dir)
+static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
 {
-	if (p->n == p->cap) {
-		size_t ncap = p->cap ? p->cap * 2 : 8;
-		struct placeholder *items = reallocarray(p->items, ncap, sizeof(*items));
-		if (!items)
-			return -ENOMEM;
-		p->items = items;
-		p->cap = ncap;
-	}
+	void **arr = arrp;
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	void *p = reallocarray(*arr, ncap, elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* The shared lock on `path`'s parent, taken once per directory. */
+static int lock_parent(struct placeholders *p, const char *path, size_t *out)
+{
 	_cleanup_close_ int fd = open_parent(path);
 	if (fd < 0)
 		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	for (size_t i = 0; i < p->n_locks; i++)
+		if (p->locks[i].dev == st.st_dev && p->locks[i].ino == st.st_ino) {
+			*out = i;
+			return 0;
+		}
+	int r = grow(&p->locks, &p->cap_locks, p->n_locks, sizeof(*p->locks));
+	if (r < 0)
+		return r;
 	/* Shared: every sandbox that masks here holds it; cleanup wants it alone. */
 	if (flock(fd, LOCK_SH) < 0)
 		return -errno;
+	p->locks[p->n_locks] = (struct dir_lock){.fd = fd, .dev = st.st_dev, .ino = st.st_ino};
+	fd = -1;
+	*out = p->n_locks++;
+	return 0;
+}
+
+int placeholders_add(struct placeholders *p, const char *path, int is_dir)
+{
+	int r = grow(&p->items, &p->cap, p->n, sizeof(*p->items));
+	if (r < 0)
+		return r;
+	size_t lock = 0;
+	if ((r = lock_parent(p, path, &lock)) < 0)
+		return r;
 	char *copy = strdup(path);
 	if (!copy)
 		return -ENOMEM;
-	p->items[p->n++] = (struct placeholder){.path = copy, .parent_fd = fd, .is_dir = is_dir};
-	fd = -1;
+	p->items[p->n++] = (struct placeholder){
+	    .path = copy, .parent_fd = p->locks[lock].fd, .lock = lock, .is_dir = is_dir};
 	return 0;
 }
 
 void placeholders_free(struct placeholders *p)
 {
-	for (size_t i = 0; i < p->n; i++) {
+	for (size_t i = 0; i < p->n; i++)
 		free(p->items[i].path);
-		if (p->items[i].parent_fd >= 0)
-			close(p->items[i].parent_fd);
-	}
+	for (size_t i = 0; i < p->n_locks; i++)
+		close(p->locks[i].fd);
 	free(p->items);
+	free(p->locks);
 	*p = (struct placeholders){0};
 }
 
-static void remove_one(const struct asb_host *host, struct asb_ctx *ctx, struct placeholder *ph)
+static void remove_one(const struct asb_host *host, struct asb_ctx *ctx,
+                       const struct placeholders *p, const struct placeholder *ph)
 {
 	const char *name = base_name(ph->path);
 	struct stat st;
 	if (fstatat(ph->parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return; /* never created (launch failed early) or already gone */
-	if (flock(ph->parent_fd, LOCK_EX | LOCK_NB) < 0) {
+	if (!p->locks[ph->lock].exclusive) {
 		host->log(ctx, ASB_LOG_INFO,
-		          "git: placeholder %s left in place: another sandbox uses this repository",
+		          "placeholder %s left in place: another sandbox uses this repository",
 		          ph->path);
 		return;
 	}
@@ -83,19 +116,19 @@ static void remove_one(const struct asb_host *host, struct asb_ctx *ctx, struct 
 	else
 		r = -1, errno = ENOTEMPTY;
 	if (r == 0)
-		host->log(ctx, ASB_LOG_INFO, "git: removed placeholder %s", ph->path);
+		host->log(ctx, ASB_LOG_INFO, "removed placeholder %s", ph->path);
 	else
-		host->log(ctx, ASB_LOG_INFO, "git: placeholder %s left in place: %s", ph->path,
+		host->log(ctx, ASB_LOG_INFO, "placeholder %s left in place: %s", ph->path,
 		          strerror(errno));
-	/* Back to shared until close, so a sandbox racing us sees it held. */
-	(void)flock(ph->parent_fd, LOCK_SH);
 }
 
 void placeholders_cleanup(const struct asb_host *host, struct asb_ctx *ctx, struct placeholders *p)
 {
+	for (size_t i = 0; i < p->n_locks; i++)
+		p->locks[i].exclusive = flock(p->locks[i].fd, LOCK_EX | LOCK_NB) == 0;
 	/* Newest first: a masked file sits inside a placeholder directory. */
 	for (size_t i = p->n; i-- > 0;)
-		remove_one(host, ctx, &p->items[i]);
+		remove_one(host, ctx, p, &p->items[i]);
 }
 
 /* A commondir the agent created in a git dir that had none: it would point
@@ -111,12 +144,12 @@ static void remove_planted_commondir(const struct asb_host *host, struct asb_ctx
 		return;
 	if (!S_ISDIR(st.st_mode) && unlinkat(fd, "commondir", 0) == 0)
 		host->log(ctx, ASB_LOG_WARN,
-		          "git: removed %s/commondir, created inside the sandbox: it would have "
+		          "removed %s/commondir, created inside the sandbox: it would have "
 		          "redirected git's config and hooks",
 		          gitdir);
 	else
 		host->log(ctx, ASB_LOG_WARN,
-		          "git: %s/commondir was created inside the sandbox and could not be "
+		          "%s/commondir was created inside the sandbox and could not be "
 		          "removed: do not run git in that repository before deleting it",
 		          gitdir);
 }
@@ -128,7 +161,7 @@ void audit_after_exit(const struct asb_host *host, struct asb_ctx *ctx,
 	aopt.audit = 1;
 	struct rs_result now;
 	if (rs_scan(&aopt, &now) < 0) {
-		host->log(ctx, ASB_LOG_WARN, "git: post-exit audit of %s failed", opt->workspace);
+		host->log(ctx, ASB_LOG_WARN, "post-exit audit of %s failed", opt->workspace);
 		rs_result_free(&now);
 		return;
 	}
@@ -146,23 +179,22 @@ void audit_after_exit(const struct asb_host *host, struct asb_ctx *ctx,
 		if (rs_find_gitdir(before, g->path) >= 0)
 			continue;
 		if (!g->worktree_admin)
-			host->log(
-			    ctx, ASB_LOG_WARN,
-			    "git: %s was created inside the sandbox; its hooks and config were "
-			    "writable there: review them before running git in it",
-			    g->path);
+			host->log(ctx, ASB_LOG_WARN,
+			          "%s was created inside the sandbox; its hooks and config were "
+			          "writable there: review them before running git in it",
+			          g->path);
 		else if (g->had_worktree_config)
 			host->log(ctx, ASB_LOG_WARN,
-			          "git: worktree %s was added inside the sandbox with a "
+			          "worktree %s was added inside the sandbox with a "
 			          "config.worktree: review it before running git in that worktree",
 			          g->path);
 		else
-			host->log(ctx, ASB_LOG_INFO,
-			          "git: worktree %s was added inside the sandbox", g->path);
+			host->log(ctx, ASB_LOG_INFO, "worktree %s was added inside the sandbox",
+			          g->path);
 	}
 	if (now.limits_hit)
 		host->log(ctx, ASB_LOG_WARN,
-		          "git: post-exit audit stopped at its scan limits; repositories created "
+		          "post-exit audit stopped at its scan limits; repositories created "
 		          "deeper were not checked");
 	rs_result_free(&now);
 }

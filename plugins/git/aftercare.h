@@ -6,6 +6,8 @@
 
 #include <agentsandbox/plugin.h>
 
+#include <sys/types.h>
+
 #include "repo_scan.h"
 
 /* A path that did not exist on the host and that a mask creates there. The
@@ -14,13 +16,25 @@
  * removing a mount point on the host detaches the mounts on it elsewhere. */
 struct placeholder {
 	char *path;
-	int parent_fd;
+	int parent_fd; /* borrowed from locks */
+	size_t lock;
 	int is_dir;
+};
+
+/* One open file description per directory: flock() locks held through two
+ * descriptions of the same directory conflict even within one process. */
+struct dir_lock {
+	int fd;
+	dev_t dev;
+	ino_t ino;
+	int exclusive;
 };
 
 struct placeholders {
 	struct placeholder *items;
 	size_t n, cap;
+	struct dir_lock *locks;
+	size_t n_locks, cap_locks;
 };
 
 /* Record `path` (from rs_result.mounts, placeholder set) and lock its parent. */

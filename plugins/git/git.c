@@ -23,8 +23,9 @@
 static struct {
 	int protect;
 	struct rs_limits limits;
-	int scanned; /* 1 ok, < 0 failed */
-	int applied; /* pre_mount added the mounts */
+	int scanned;  /* 1 ok, < 0 failed */
+	int applied;  /* pre_mount added the mounts */
+	int launched; /* pre_exec ran: the agent is about to run (not a dry run) */
 	struct rs_options opt;
 	char *workspace, *home;
 	char **rw_paths;
@@ -114,7 +115,7 @@ static int ensure_scanned(const struct asb_host *host, struct asb_ctx *ctx)
 	const char *ws = host->policy_string(ctx, "workspace");
 	const char *home = host->policy_string(ctx, "home");
 	if (!ws || ws[0] != '/') {
-		host->log(ctx, ASB_LOG_ERROR, "git: no absolute workspace to protect");
+		host->log(ctx, ASB_LOG_ERROR, "no absolute workspace to protect");
 		return g.scanned = -EINVAL;
 	}
 	int r = collect_rw_paths(host, ctx);
@@ -133,7 +134,7 @@ static int ensure_scanned(const struct asb_host *host, struct asb_ctx *ctx)
 	r = rs_scan(&g.opt, &g.scan);
 	if (r < 0) {
 		host->log(ctx, ASB_LOG_ERROR,
-		          "git: cannot protect %s (%s): refusing to launch; git protection can be "
+		          "cannot protect %s (%s): refusing to launch; git protection can be "
 		          "turned off with --no-git-protection",
 		          g.scan.error_path ? g.scan.error_path : ws,
 		          r == -ELOOP ? "it is a symlink, which a read-only mount cannot pin"
@@ -147,33 +148,31 @@ static void log_scan(const struct asb_host *host, struct asb_ctx *ctx)
 {
 	const struct rs_result *s = &g.scan;
 	if (s->tree_root)
-		host->log(
-		    ctx, ASB_LOG_INFO,
-		    "git: working-tree root %s exposed read-only (workspace %s stays writable)",
-		    s->tree_root, g.workspace);
+		host->log(ctx, ASB_LOG_INFO,
+		          "working-tree root %s exposed read-only (workspace %s stays writable)",
+		          s->tree_root, g.workspace);
 	if (s->skipped_root)
 		host->log(ctx, ASB_LOG_WARN,
-		          "git: the workspace is inside the working tree %s, which is not exposed "
+		          "the workspace is inside the working tree %s, which is not exposed "
 		          "(it is /, a top-level directory or holds $HOME); git will not see that "
 		          "repository",
 		          s->skipped_root);
 	for (size_t i = 0; i < s->n_repos; i++) {
 		const struct rs_repo *r = &s->repos[i];
 		if (r->exposed)
-			host->log(ctx, ASB_LOG_INFO, "git: %s %s (git dir %s)",
-			          rs_kind_name(r->kind), r->worktree ? r->worktree : r->gitdir,
-			          r->gitdir);
+			host->log(ctx, ASB_LOG_INFO, "%s %s (git dir %s)", rs_kind_name(r->kind),
+			          r->worktree ? r->worktree : r->gitdir, r->gitdir);
 		else
 			host->log(ctx, ASB_LOG_INFO,
-			          "git: %s %s: its git dir %s is outside the workspace and not "
+			          "%s %s: its git dir %s is outside the workspace and not "
 			          "exposed; its pointer file is read-only",
 			          rs_kind_name(r->kind), r->worktree, r->gitdir);
 	}
-	host->log(ctx, ASB_LOG_INFO, "git: scanned %u directories, %zu repositories, %zu git dirs",
+	host->log(ctx, ASB_LOG_INFO, "scanned %u directories, %zu repositories, %zu git dirs",
 	          s->dirs_scanned, s->n_repos, s->n_gitdirs);
 	if (s->limits_hit)
 		host->log(ctx, ASB_LOG_WARN,
-		          "git: repository scan stopped at its limits (%s%s%s max_repos=%u "
+		          "repository scan stopped at its limits (%s%s%s max_repos=%u "
 		          "max_depth=%u max_dirs=%u): repositories beyond are not protected; raise "
 		          "plugins.git.max_* to cover them",
 		          s->limits_hit & RS_LIMIT_REPOS ? "repos " : "",
@@ -222,16 +221,15 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx)
 		const struct rs_mount *m = &g.scan.mounts[i];
 		r = apply_mount(host, ctx, m);
 		if (r < 0) {
-			host->log(ctx, ASB_LOG_ERROR, "git: cannot add %s of %s: %s",
-			          rs_op_name(m->op), m->path, strerror(-r));
+			host->log(ctx, ASB_LOG_ERROR, "cannot add %s of %s: %s", rs_op_name(m->op),
+			          m->path, strerror(-r));
 			return r;
 		}
 		if (m->placeholder) {
 			r = placeholders_add(&g.placeholders, m->path, m->op != RS_MASK_FILE);
 			if (r < 0) {
-				host->log(ctx, ASB_LOG_ERROR,
-				          "git: cannot lock the parent of %s: %s", m->path,
-				          strerror(-r));
+				host->log(ctx, ASB_LOG_ERROR, "cannot lock the parent of %s: %s",
+				          m->path, strerror(-r));
 				return r;
 			}
 		}
@@ -240,26 +238,24 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx)
 			continue;
 		}
 		if (m->op == RS_BIND_RW)
-			host->log(ctx, ASB_LOG_INFO, "git: writable %s (%s)", m->path, m->why);
+			host->log(ctx, ASB_LOG_INFO, "writable %s (%s)", m->path, m->why);
 		else if (m->op == RS_BIND_RO)
-			host->log(ctx, ASB_LOG_INFO, "git: read-only %s (%s)", m->path, m->why);
+			host->log(ctx, ASB_LOG_INFO, "read-only %s (%s)", m->path, m->why);
 		else if (m->op == RS_TMPFS)
-			host->log(
-			    ctx, ASB_LOG_INFO,
-			    "git: %s is missing: an empty writable directory in the sandbox (%s)",
-			    m->path, m->why);
+			host->log(ctx, ASB_LOG_INFO,
+			          "%s is missing: an empty writable directory in the sandbox (%s)",
+			          m->path, m->why);
 		else
 			host->log(ctx, ASB_LOG_INFO,
-			          "git: %s is missing: masked by an empty read-only %s (%s)%s",
-			          m->path, m->op == RS_MASK_DIR ? "directory" : "file", m->why,
+			          "%s is missing: masked by an empty read-only %s (%s)%s", m->path,
+			          m->op == RS_MASK_DIR ? "directory" : "file", m->why,
 			          m->placeholder ? "; its mount point is removed after exit" : "");
 	}
 	if (pinned)
-		host->log(
-		    ctx, ASB_LOG_INFO,
-		    "git: %u directories bound over themselves so that they cannot be renamed "
-		    "away with the protections inside",
-		    pinned);
+		host->log(ctx, ASB_LOG_INFO,
+		          "%u directories bound over themselves so that they cannot be renamed "
+		          "away with the protections inside",
+		          pinned);
 	g.applied = 1;
 	return 0;
 }
@@ -281,11 +277,10 @@ static int git_env(const struct asb_host *host, struct asb_ctx *ctx)
 			char *end;
 			count = strtol(v, &end, 10);
 			if (*end || count < 0 || count > 1000) {
-				host->log(
-				    ctx, ASB_LOG_WARN,
-				    "git: GIT_CONFIG_COUNT=%s is not a count; user.useConfigOnly "
-				    "not set",
-				    v);
+				host->log(ctx, ASB_LOG_WARN,
+				          "GIT_CONFIG_COUNT=%s is not a count; user.useConfigOnly "
+				          "not set",
+				          v);
 				return 0;
 			}
 		}
@@ -332,11 +327,17 @@ static int git_describe(const struct asb_host *host, struct asb_ctx *ctx)
 	return r;
 }
 
+static int git_pre_exec(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	g.launched = 1;
+	return 0;
+}
+
 static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, int status)
 {
 	if (g.protect && g.applied) {
 		placeholders_cleanup(host, ctx, &g.placeholders);
-		if (status >= 0) /* the agent ran */
+		if (g.launched && status >= 0) /* the agent ran */
 			audit_after_exit(host, ctx, &g.opt, &g.scan);
 	}
 	state_reset();
@@ -347,6 +348,7 @@ static const struct asb_hooks git_hooks = {
     .configure = git_configure,
     .pre_mount = git_pre_mount,
     .env = git_env,
+    .pre_exec = git_pre_exec,
     .post_exit = git_post_exit,
     .describe = git_describe,
 };
