@@ -150,7 +150,7 @@ static int load_daemon_conf(const struct asb_host *host, struct asb_ctx *ctx,
 				/* A private home (root's is 0700) hides it from us; only
 				 * its owner can write it. */
 				host->log(ctx, ASB_LOG_INFO,
-				          "nix: %s is not readable; settings there are not checked",
+				          "%s is not readable; settings there are not checked",
 				          user_conf);
 				r = 0;
 			}
@@ -158,7 +158,7 @@ static int load_daemon_conf(const struct asb_host *host, struct asb_ctx *ctx,
 	}
 	if (r < 0) {
 		host->log(ctx, ASB_LOG_ERROR,
-		          "nix: cannot read nix-daemon's configuration (%s), so it cannot be asked "
+		          "cannot read nix-daemon's configuration (%s), so it cannot be asked "
 		          "whether you are a trusted user or whether it sandboxes builds; refusing "
 		          "allow = true",
 		          err[0] ? err : strerror(-r));
@@ -207,7 +207,7 @@ static void free_groups(char **groups)
 static int refuse_trusted(const struct asb_host *host, struct asb_ctx *ctx, const char *how)
 {
 	host->log(ctx, ASB_LOG_ERROR,
-	          "nix: refusing allow = true: %s. The sandbox keeps your uid and the daemon "
+	          "refusing allow = true: %s. The sandbox keeps your uid and the daemon "
 	          "trusts by uid, so the agent would be a trusted user too, which is "
 	          "root-equivalent (a trusted client can change daemon settings such as sandbox "
 	          "and builders). Remove yourself from trusted-users, or launch without Nix",
@@ -233,7 +233,7 @@ static int check_trust(const struct asb_host *host, struct asb_ctx *ctx, uid_t u
 	r = user_groups(uid, &user, &groups);
 	if (r < 0) {
 		host->log(ctx, ASB_LOG_ERROR,
-		          "nix: cannot look up uid %u to ask whether it is a trusted user of "
+		          "cannot look up uid %u to ask whether it is a trusted user of "
 		          "nix-daemon: %s; refusing allow = true",
 		          (unsigned)uid, strerror(-r));
 		free_groups(groups);
@@ -306,7 +306,7 @@ static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx,
 	                         "is the one writing derivations";
 	if (st.accept_unsandboxed) {
 		host->log(ctx, ASB_LOG_WARN,
-		          "nix: nix-daemon has sandbox = %s (%s): %s; accepted by "
+		          "nix-daemon has sandbox = %s (%s): %s; accepted by "
 		          "accept_unsandboxed_builds",
 		          mode, origin, risk);
 		strncat(st.sandbox, ", accepted by accept_unsandboxed_builds",
@@ -316,7 +316,7 @@ static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx,
 	if (st.dry_run) {
 		host->log(
 		    ctx, ASB_LOG_WARN,
-		    "nix: nix-daemon has sandbox = %s (%s): %s; a launch will ask on /dev/tty",
+		    "nix-daemon has sandbox = %s (%s): %s; a launch will ask on /dev/tty",
 		    mode, origin, risk);
 		strncat(st.sandbox, ", a launch asks on /dev/tty",
 		        sizeof(st.sandbox) - strlen(st.sandbox) - 1);
@@ -333,7 +333,7 @@ static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx,
 	if (r < 0) {
 		host->log(
 		    ctx, ASB_LOG_ERROR,
-		    "nix: nix-daemon does not sandbox its builds (sandbox = %s, from %s): %s. "
+		    "nix-daemon does not sandbox its builds (sandbox = %s, from %s): %s. "
 		    "There is no terminal to confirm on (/dev/tty: %s); set sandbox = true for "
 		    "the daemon, or accept the risk with --nix-accept-unsandboxed-builds",
 		    mode, origin, risk, strerror(-r));
@@ -342,12 +342,12 @@ static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx,
 	if (r == 0) {
 		host->log(
 		    ctx, ASB_LOG_ERROR,
-		    "nix: not confirmed: nix-daemon does not sandbox its builds (sandbox = %s)",
+		    "not confirmed: nix-daemon does not sandbox its builds (sandbox = %s)",
 		    mode);
 		return -EPERM;
 	}
 	host->log(ctx, ASB_LOG_WARN,
-	          "nix: unsandboxed nix-daemon builds (sandbox = %s) confirmed on /dev/tty", mode);
+	          "unsandboxed nix-daemon builds (sandbox = %s) confirmed on /dev/tty", mode);
 	strncat(st.sandbox, ", confirmed on /dev/tty", sizeof(st.sandbox) - strlen(st.sandbox) - 1);
 	return 0;
 }
@@ -380,7 +380,7 @@ static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx)
 	if (host->policy_int(ctx, "unix_sockets", &v) < 0 || v == 0) {
 		host->log(
 		    ctx, ASB_LOG_ERROR,
-		    "nix: allow = true needs unix sockets: the agent reaches nix-daemon over its "
+		    "allow = true needs unix sockets: the agent reaches nix-daemon over its "
 		    "unix socket. Add network.unix_sockets = true (or --allow-unix-sockets)");
 		return -EPERM;
 	}
@@ -391,13 +391,13 @@ static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx)
 		sock = NIX_DEFAULT_SOCKET;
 	if (sock[0] != '/' || strlen(sock) >= sizeof(st.socket)) {
 		host->log(ctx, ASB_LOG_ERROR,
-		          "nix: NIX_DAEMON_SOCKET_PATH must be an absolute path, got \"%s\"", sock);
+		          "NIX_DAEMON_SOCKET_PATH must be an absolute path, got \"%s\"", sock);
 		return -EINVAL;
 	}
 	memcpy(st.socket, sock, strlen(sock) + 1);
 	if (stat(st.socket, &sb) < 0 || !S_ISSOCK(sb.st_mode)) {
 		host->log(ctx, ASB_LOG_ERROR,
-		          "nix: no nix-daemon socket at %s: allow = true needs a multi-user Nix "
+		          "no nix-daemon socket at %s: allow = true needs a multi-user Nix "
 		          "install with nix-daemon running. Single-user installs cannot be "
 		          "supported: building without a daemon needs the store writable, which "
 		          "would let the agent rewrite any package the host runs",
@@ -405,7 +405,7 @@ static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx)
 		return -ENOENT;
 	}
 	if (stat(NIX_STORE_DIR, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
-		host->log(ctx, ASB_LOG_ERROR, "nix: no Nix store at " NIX_STORE_DIR);
+		host->log(ctx, ASB_LOG_ERROR, "no Nix store at " NIX_STORE_DIR);
 		return -ENOENT;
 	}
 
@@ -418,7 +418,7 @@ static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx)
 			return -ENOMEM;
 		return refuse_trusted(host, ctx, how);
 	}
-	host->log(ctx, ASB_LOG_INFO, "nix: daemon at %s speaks protocol %u.%u%s%s", st.socket,
+	host->log(ctx, ASB_LOG_INFO, "daemon at %s speaks protocol %u.%u%s%s", st.socket,
 	          info.proto_major, info.proto_minor, info.version[0] ? ", Nix " : "",
 	          info.version);
 
@@ -545,7 +545,7 @@ static int expose_closures(const struct asb_host *host, struct asb_ctx *ctx)
 	nix_store = find_nix_store();
 	if (nix_store == NULL) {
 		host->log(ctx, ASB_LOG_ERROR,
-		          "nix: %s lives in the Nix store, but nix-store (to list its closure) is "
+		          "%s lives in the Nix store, but nix-store (to list its closure) is "
 		          "not on PATH",
 		          roots.v[0]);
 		r = -ENOENT;
@@ -554,7 +554,7 @@ static int expose_closures(const struct asb_host *host, struct asb_ctx *ctx)
 	for (size_t i = 0; i < roots.n && r >= 0; i++) {
 		r = nix_closure_add(nix_store, roots.v[i], environ, &st.closure, err, sizeof(err));
 		if (r < 0)
-			host->log(ctx, ASB_LOG_ERROR, "nix: cannot list the closure of %s: %s",
+			host->log(ctx, ASB_LOG_ERROR, "cannot list the closure of %s: %s",
 			          roots.v[i], err[0] ? err : strerror(-r));
 	}
 	for (size_t i = 0; i < st.closure.n && r >= 0; i++)
