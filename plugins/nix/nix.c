@@ -314,10 +314,9 @@ static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx,
 		return 0;
 	}
 	if (st.dry_run) {
-		host->log(
-		    ctx, ASB_LOG_WARN,
-		    "nix-daemon has sandbox = %s (%s): %s; a launch will ask on /dev/tty",
-		    mode, origin, risk);
+		host->log(ctx, ASB_LOG_WARN,
+		          "nix-daemon has sandbox = %s (%s): %s; a launch will ask on /dev/tty",
+		          mode, origin, risk);
 		strncat(st.sandbox, ", a launch asks on /dev/tty",
 		        sizeof(st.sandbox) - strlen(st.sandbox) - 1);
 		return 0;
@@ -340,10 +339,9 @@ static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx,
 		return -EPERM;
 	}
 	if (r == 0) {
-		host->log(
-		    ctx, ASB_LOG_ERROR,
-		    "not confirmed: nix-daemon does not sandbox its builds (sandbox = %s)",
-		    mode);
+		host->log(ctx, ASB_LOG_ERROR,
+		          "not confirmed: nix-daemon does not sandbox its builds (sandbox = %s)",
+		          mode);
 		return -EPERM;
 	}
 	host->log(ctx, ASB_LOG_WARN,
@@ -378,10 +376,9 @@ static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx)
 		                      "you are root, and root is always trusted by nix-daemon");
 	v = 0;
 	if (host->policy_int(ctx, "unix_sockets", &v) < 0 || v == 0) {
-		host->log(
-		    ctx, ASB_LOG_ERROR,
-		    "allow = true needs unix sockets: the agent reaches nix-daemon over its "
-		    "unix socket. Add network.unix_sockets = true (or --allow-unix-sockets)");
+		host->log(ctx, ASB_LOG_ERROR,
+		          "allow = true needs unix sockets: the agent reaches nix-daemon over its "
+		          "unix socket. Add network.unix_sockets = true (or --allow-unix-sockets)");
 		return -EPERM;
 	}
 
