@@ -99,6 +99,7 @@ static int parse_fields(const char *buf, size_t len, size_t pos, struct http_msg
 	int rc;
 
 	m->n_headers = 0;
+	m->host = (struct http_str){0};
 	for (;;) {
 		if ((rc = next_line(buf, len, &pos, &line)) <= 0)
 			return rc == 0 && len >= HTTP_MAX_HEAD ? -EMSGSIZE : rc;

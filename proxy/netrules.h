@@ -21,7 +21,7 @@ struct netrule {
 	bool allow_private; /* may dial loopback/private/link-local addresses */
 	bool ascii;         /* false: can never match (warned at load) */
 	bool is_ip;         /* the entry names an IP literal (canonical text in domain) */
-	const char *file;   /* where it was written, for messages */
+	char *file;         /* where it was written, for messages (owned) */
 	int line;
 };
 

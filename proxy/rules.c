@@ -30,6 +30,7 @@ void netrules_free(struct netrules *r)
 	for (size_t i = 0; i < r->n_rules; i++) {
 		free(r->rules[i].domain);
 		free(r->rules[i].path);
+		free(r->rules[i].file);
 		free_strv(r->rules[i].methods);
 	}
 	free(r->rules);
@@ -368,7 +369,9 @@ static int parse_entry_group(struct netrules *r, struct netrule *rule, const con
 static int parse_entry(struct netrules *r, struct netrule *rule, const config_setting_t *e,
                        char *err, size_t errlen)
 {
-	rule->file = config_setting_source_file(e);
+	const char *file = config_setting_source_file(e);
+	if (file && !(rule->file = strdup(file)))
+		return -ENOMEM;
 	rule->line = config_setting_source_line(e);
 	if (config_setting_type(e) == CONFIG_TYPE_GROUP)
 		return parse_entry_group(r, rule, e, err, errlen);
