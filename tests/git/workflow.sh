@@ -45,6 +45,13 @@ rc=$?
 [ $rc -ne 0 ] && grep -qi "could not\|read-only\|busy" <<<"$out"
 ok $? "inside: git config --local fails ($rc: $(tail -n1 <<<"$out"))"
 
+# git worktree remove fails inside (its pointer files are read-only), documented.
+out=$(inside "$W" 'git worktree remove --force wt-inside' 2>&1)
+[ $? -ne 0 ] && [ -d "$W/wt-inside" ]
+ok $? "inside: git worktree remove fails ($(tail -n1 <<<"$out"))"
+hgit -C "$W" worktree remove --force wt-inside
+ok $? "host: git worktree remove works there"
+
 # No identity declared: git's own "auto-detection is disabled" failure.
 write_cfg noidentity
 out=$(inside "$W" 'echo x >> file && git commit -qam no-identity' 2>&1)
