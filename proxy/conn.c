@@ -78,6 +78,8 @@ struct conn {
 	enum sstate sstate;
 	enum ustate ustate;
 	bool closing;     /* flush what is pending, then close */
+	bool lingering;   /* response out, write side shut: drain the client until EOF */
+	bool discard;     /* the current request body is read and dropped (denied) */
 	bool close_after; /* close once the current response is delivered */
 	bool tls_pending; /* start TLS on the client once "200" is flushed */
 	bool req_head;    /* the request was HEAD: its response has no body */
@@ -99,6 +101,7 @@ struct conn {
 	size_t n_addrs, next_addr;
 	/* what the current request is, for logs on late failures */
 	char method[32];
+	char *req_path;
 	ev_timer timer;
 	enum tkind tkind;
 };
@@ -112,16 +115,33 @@ static size_t buf_avail(const struct buf *b)
 	return b->len - b->off;
 }
 
-static int buf_reserve(struct buf *b, size_t cap)
+/* Input buffers come from a small pool: busy connections reuse them without a
+ * system call, idle ones hold none, and beyond the pool they go back to the
+ * kernel (main sets the mmap threshold at BUF_SIZE), so RSS follows the number
+ * of active connections, not the peak. */
+#define POOL_MAX 64
+static char *pool[POOL_MAX];
+static size_t pool_n;
+
+static int inbuf_get(struct buf *b)
 {
 	if (b->data)
 		return 0;
-	b->data = malloc(cap);
+	b->data = pool_n ? pool[--pool_n] : malloc(BUF_SIZE);
 	if (!b->data)
 		return -ENOMEM;
-	b->cap = cap;
+	b->cap = BUF_SIZE;
 	b->off = b->len = 0;
 	return 0;
+}
+
+static void inbuf_put(struct buf *b)
+{
+	if (b->data && pool_n < POOL_MAX)
+		pool[pool_n++] = b->data;
+	else
+		free(b->data);
+	*b = (struct buf){0};
 }
 
 static void buf_release(struct buf *b)
@@ -326,10 +346,11 @@ static void conn_free(struct conn *c)
 	side_close(px->loop, &c->up);
 	struct flow *flows[2] = {&c->c2u, &c->u2c};
 	for (int i = 0; i < 2; i++) {
-		buf_release(&flows[i]->in);
+		inbuf_put(&flows[i]->in);
 		buf_release(&flows[i]->head);
 		flow_close_pipe(flows[i]);
 	}
+	free(c->req_path);
 	free(c);
 	if (px->n_conns-- == px->max_conns)
 		ev_io_start(px->loop, &px->listen_io); /* room again */
@@ -340,7 +361,7 @@ static void close_upstream(struct conn *c)
 	dns_cancel(c->dns);
 	c->dns = NULL;
 	side_close(c->px->loop, &c->up);
-	buf_release(&c->u2c.in);
+	inbuf_put(&c->u2c.in);
 	c->u2c.pass = 0;
 	flow_close_pipe(&c->u2c);
 	flow_close_pipe(&c->c2u);
@@ -386,13 +407,25 @@ static const char *default_port_str(uint16_t port, bool tls, char *buf, size_t n
 	return buf;
 }
 
+#define DISCARD_MAX (1 << 20) /* a denied body larger than this closes the connection */
+
 static void deny(struct conn *c, const struct http_msg *m, const char *host, const char *path,
                  const char *reason)
 {
-	bool keep = m->body == HTTP_BODY_NONE && m->keep_alive;
+	/* A denied request's body is read and dropped, so the connection can go on. */
+	bool keep =
+	    m->keep_alive && (m->body != HTTP_BODY_LENGTH || m->content_length <= DISCARD_MAX);
 	plog_blocked(c->method, host, path, reason);
-	if (keep)
+	if (keep) {
 		c->c2u.in.off += m->head_len;
+		if (m->body != HTTP_BODY_NONE) {
+			flow_reset_body(&c->c2u,
+			                m->body == HTTP_BODY_CHUNKED ? F_CHUNKED : F_LENGTH,
+			                m->content_length);
+			c->discard = true;
+			c->rstate = R_BODY;
+		}
+	}
 	respond(c, 403, "Forbidden", reason, keep);
 }
 
@@ -548,6 +581,8 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 		return;
 	}
 	plog_allowed(c->method, hostlog, path);
+	free(c->req_path);
+	c->req_path = strdup(path);
 
 	/* The request as the origin will see it. */
 	struct buf *h = &c->c2u.head;
@@ -663,7 +698,8 @@ static void got_addrs(struct conn *c, const struct host_addr *addrs, size_t n)
 		char pbuf[8], hostlog[HOST_MAX + 16];
 		snprintf(hostlog, sizeof(hostlog), "%s%s", c->up_host,
 		         default_port_str(c->up_port, c->up_tls, pbuf, sizeof(pbuf)));
-		plog_blocked(c->method, hostlog, "", netrules_reason(NETRULES_DENY_PRIVATE));
+		plog_blocked(c->method, hostlog, c->req_path ? c->req_path : "",
+		             netrules_reason(NETRULES_DENY_PRIVATE));
 		fail_exchange(c, 403, "Forbidden", netrules_reason(NETRULES_DENY_PRIVATE));
 		return;
 	}
@@ -823,7 +859,7 @@ static bool step_response(struct conn *c)
 
 static bool can_splice(const struct flow *f, const struct side *src, const struct side *dst)
 {
-	return !src->ssl && !dst->ssl && !f->done && buf_avail(&f->in) == 0 &&
+	return !src->ssl && !dst->ssl && dst->fd >= 0 && !f->done && buf_avail(&f->in) == 0 &&
 	       (f->mode == F_UNTIL_EOF || (f->mode == F_LENGTH && f->left > 0));
 }
 
@@ -855,7 +891,7 @@ static int flow_fill(struct conn *c, struct flow *f, struct side *src, struct si
 		return -1;
 	}
 copy:
-	if (buf_reserve(&f->in, BUF_SIZE) < 0)
+	if (inbuf_get(&f->in) < 0)
 		return 0;
 	if (f->in.len == f->in.cap && f->in.off > 0) {
 		memmove(f->in.data, f->in.data + f->in.off, buf_avail(&f->in));
@@ -1016,6 +1052,22 @@ static bool step(struct conn *c, bool *progress)
 		if (flow_approve(&c->c2u) < 0)
 			return abort_conn(c);
 	}
+	if (c->discard) {
+		c->c2u.in.off += c->c2u.pass;
+		c->c2u.pass = 0;
+		if (c->c2u.done) {
+			c->discard = false;
+			c->rstate = R_HEAD;
+			*progress = true;
+		}
+	}
+	if (c->lingering) {
+		char sink[4096];
+		ssize_t n = read(c->cli.fd, sink, sizeof(sink));
+		if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR))
+			return abort_conn(c);
+		return true;
+	}
 	*progress |= step_upstream_setup(c);
 	if (c->ustate == U_READY && !c->closing) {
 		r = flow_flush(&c->c2u, &c->up);
@@ -1070,8 +1122,16 @@ static bool step(struct conn *c, bool *progress)
 			c->rstate = R_HEAD;
 		*progress = true;
 	}
-	if (c->closing && flow_flushed(&c->u2c))
-		return abort_conn(c); /* everything owed to the client is out */
+	if (c->closing && flow_flushed(&c->u2c)) {
+		/* Everything owed to the client is out. Closing with unread input would
+		 * reset the connection and could destroy the response in flight. */
+		if (c->cli.ssl || c->cli.eof || c->cli.fd < 0)
+			return abort_conn(c);
+		shutdown(c->cli.fd, SHUT_WR);
+		close_upstream(c);
+		c->lingering = true;
+		*progress = true;
+	}
 	return true;
 }
 
@@ -1080,9 +1140,9 @@ static void release_idle_memory(struct conn *c)
 	if (c->rstate != R_HEAD || c->sstate != S_IDLE)
 		return;
 	if (c->c2u.in.data && buf_avail(&c->c2u.in) == 0)
-		buf_release(&c->c2u.in);
+		inbuf_put(&c->c2u.in);
 	if (c->u2c.in.data && buf_avail(&c->u2c.in) == 0)
-		buf_release(&c->u2c.in);
+		inbuf_put(&c->u2c.in);
 	flow_close_pipe(&c->c2u);
 	flow_close_pipe(&c->u2c);
 }
@@ -1120,6 +1180,11 @@ static void update_events(struct conn *c)
 {
 	struct ev_loop *loop = c->px->loop;
 	int ce = 0, ue = 0;
+
+	if (c->lingering) {
+		side_set_events(loop, &c->cli, EV_READ);
+		return;
+	}
 
 	if (c->cli.handshaking) {
 		ce = c->cli.hs_want;
@@ -1181,7 +1246,7 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 		if (!c->cli.handshaking && !c->cli.ssl) {
 			c->tkind = T_NONE;
 			respond(c, 408, "Request Timeout", "request head timed out", false);
-			buf_release(&c->c2u.in);
+			inbuf_put(&c->c2u.in);
 			drive(c);
 			return;
 		}

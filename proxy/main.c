@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <netdb.h>
 #include <signal.h>
@@ -316,6 +317,8 @@ int main(int argc, char **argv)
 			          strchr(h, ':') ? "]" : "", p);
 	}
 
+	/* Connection buffers (32 KiB) are mmapped so freeing returns them to the kernel. */
+	mallopt(M_MMAP_THRESHOLD, 32 * 1024);
 	signal(SIGPIPE, SIG_IGN);
 	size_t fds = raise_nofile();
 	px.max_conns = max_conns ? (size_t)max_conns : fds / 4;

@@ -1,0 +1,142 @@
+#!/usr/bin/env python3
+"""Local origin servers for the proxy tests: plain HTTP and HTTPS on 127.0.0.1.
+
+Usage: servers.py PORTFILE CERT KEY
+Writes "HTTP_PORT HTTPS_PORT" to PORTFILE once both listen.
+
+Endpoints: /hello, /echo (POST: "LEN SHA256" of the body), /big?n=BYTES
+(streamed), /sse (two chunks one second apart), /ws (WebSocket echo of one
+frame), /headers (the request headers it received), anything else: 404.
+"""
+import base64, hashlib, http.server, socketserver, ssl, sys, threading, time
+from urllib.parse import urlsplit, parse_qs
+
+BLOCK = bytes(range(256)) * 256  # 64 KiB
+
+
+class Handler(http.server.BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *a):
+        pass
+
+    def reply(self, code, body, ctype="text/plain"):
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+
+    def read_body(self):
+        h = hashlib.sha256()
+        n = 0
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            while True:
+                size = int(self.rfile.readline().split(b";")[0], 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b""):
+                        pass
+                    break
+                left = size
+                while left:
+                    d = self.rfile.read(min(left, 1 << 16))
+                    h.update(d)
+                    left -= len(d)
+                    n += len(d)
+                self.rfile.readline()
+        else:
+            left = int(self.headers.get("Content-Length", "0"))
+            while left:
+                d = self.rfile.read(min(left, 1 << 16))
+                if not d:
+                    break
+                h.update(d)
+                left -= len(d)
+                n += len(d)
+        return n, h.hexdigest()
+
+    def do_GET(self):
+        u = urlsplit(self.path)
+        if u.path == "/ws" and self.headers.get("Upgrade", "").lower() == "websocket":
+            return self.websocket()
+        if u.path == "/big":
+            n = int(parse_qs(u.query).get("n", ["0"])[0])
+            self.send_response(200)
+            self.send_header("Content-Length", str(n))
+            self.end_headers()
+            while n:
+                k = min(n, len(BLOCK))
+                self.wfile.write(BLOCK[:k])
+                n -= k
+            return
+        if u.path == "/sse":
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for i in range(2):
+                data = b"data: %d %f\n\n" % (i, time.time())
+                self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
+                self.wfile.flush()
+                time.sleep(1)
+            self.wfile.write(b"0\r\n\r\n")
+            return
+        if u.path == "/headers":
+            return self.reply(200, str(self.headers).encode())
+        if u.path.startswith("/hello") or u.path.startswith("/x") or u.path == "/":
+            return self.reply(200, b"hello\n")
+        self.reply(404, b"not found\n")
+
+    do_HEAD = do_GET
+
+    def do_POST(self):
+        n, digest = self.read_body()
+        self.reply(200, b"%d %s\n" % (n, digest.encode()))
+
+    do_PUT = do_POST
+    do_DELETE = do_POST
+
+    def websocket(self):
+        key = self.headers["Sec-WebSocket-Key"]
+        accept = base64.b64encode(
+            hashlib.sha1((key + "258EAFA5-E914-47DA-95CA-C5AB0DC85B11").encode()).digest())
+        self.send_response(101)
+        self.send_header("Upgrade", "websocket")
+        self.send_header("Connection", "Upgrade")
+        self.send_header("Sec-WebSocket-Accept", accept.decode())
+        self.end_headers()
+        self.wfile.flush()
+        hdr = self.rfile.read(2)
+        ln = hdr[1] & 0x7F
+        mask = self.rfile.read(4)
+        data = bytes(b ^ mask[i % 4] for i, b in enumerate(self.rfile.read(ln)))
+        self.wfile.write(bytes([0x81, len(data)]) + data)
+        self.wfile.flush()
+        self.close_connection = True
+
+
+class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+    request_queue_size = 128
+
+
+def main():
+    portfile, cert, key = sys.argv[1:4]
+    plain = Server(("127.0.0.1", 0), Handler)
+    tls = Server(("127.0.0.1", 0), Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    tls.socket = ctx.wrap_socket(tls.socket, server_side=True)
+    for s in (plain, tls):
+        threading.Thread(target=s.serve_forever, daemon=True).start()
+    with open(portfile + ".tmp", "w") as f:
+        f.write("%d %d\n" % (plain.server_address[1], tls.server_address[1]))
+    import os
+    os.rename(portfile + ".tmp", portfile)
+    threading.Event().wait()
+
+
+if __name__ == "__main__":
+    main()
