@@ -28,7 +28,7 @@ int plog_open(const char *path)
 	return 0;
 }
 
-static void emit(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static void emit(const char *fmt, va_list ap)
 {
 	char line[4096];
 	time_t now = time(NULL);

@@ -282,6 +282,9 @@ int main(int argc, char **argv)
 	if (check) {
 		printf("%s: %zu allowed_domains entr%s; ok\n", config, rules->n_rules,
 		       rules->n_rules == 1 ? "y" : "ies");
+		SSL_CTX_free(px.client_ctx);
+		hosts_free(hosts);
+		netrules_free(rules);
 		return 0;
 	}
 
