@@ -162,6 +162,8 @@ int host_normalize(const char *in, size_t len, char *out, size_t outlen, bool *i
 			return -EINVAL;
 		buf[i] = c;
 	}
+	if (buf[len - 1] == '.')
+		return -EINVAL; /* "a.." : an empty last label */
 	if (ends_in_number(buf, len)) {
 		struct in_addr a;
 		if (parse_v4_literal(buf, len, &a) < 0)
