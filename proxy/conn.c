@@ -413,8 +413,9 @@ static void deny(struct conn *c, const struct http_msg *m, const char *host, con
                  const char *reason)
 {
 	/* A denied request's body is read and dropped, so the connection can go on. */
-	bool keep =
-	    m->keep_alive && (m->body != HTTP_BODY_LENGTH || m->content_length <= DISCARD_MAX);
+	/* A client waiting for "100 Continue" may never send the body: close then. */
+	bool keep = m->keep_alive && !(m->body != HTTP_BODY_NONE && m->expect_continue) &&
+	            (m->body != HTTP_BODY_LENGTH || m->content_length <= DISCARD_MAX);
 	plog_blocked(c->method, host, path, reason);
 	if (keep) {
 		c->c2u.in.off += m->head_len;

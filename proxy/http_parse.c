@@ -94,7 +94,7 @@ static int parse_fields(const char *buf, size_t len, size_t pos, struct http_msg
 {
 	int n_host = 0, n_te = 0;
 	bool conn_close = false, conn_keep = false, conn_upgrade = false, up_ws = false;
-	bool has_upgrade = false, te_chunked = false;
+	bool has_upgrade = false, te_chunked = false, expect = false;
 	struct http_str line;
 	int rc;
 
@@ -138,6 +138,8 @@ static int parse_fields(const char *buf, size_t len, size_t pos, struct http_msg
 			conn_close |= http_list_has(h->value, "close");
 			conn_keep |= http_list_has(h->value, "keep-alive");
 			conn_upgrade |= http_list_has(h->value, "upgrade");
+		} else if (http_str_ieq(h->name, "expect")) {
+			expect = http_str_ieq(h->value, "100-continue");
 		} else if (http_str_ieq(h->name, "upgrade")) {
 			has_upgrade = true;
 			up_ws |= http_list_has(h->value, "websocket");
@@ -154,6 +156,7 @@ static int parse_fields(const char *buf, size_t len, size_t pos, struct http_msg
 	m->keep_alive = m->minor == 1 ? !conn_close : (conn_keep && !conn_close);
 	m->upgrade = conn_upgrade && has_upgrade;
 	m->websocket = m->upgrade && up_ws;
+	m->expect_continue = expect;
 	m->head_len = pos;
 	return (int)pos;
 }

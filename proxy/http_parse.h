@@ -39,8 +39,9 @@ struct http_msg {
 	uint64_t content_length;
 	struct http_str host; /* Host header value; n == 0 when absent */
 	bool keep_alive;
-	bool upgrade;   /* Connection: upgrade with an Upgrade header */
-	bool websocket; /* ...and the Upgrade names websocket */
+	bool upgrade;         /* Connection: upgrade with an Upgrade header */
+	bool websocket;       /* ...and the Upgrade names websocket */
+	bool expect_continue; /* Expect: 100-continue */
 };
 
 /* Both return the head length (> 0), 0 when more bytes are needed, -EMSGSIZE when

@@ -56,6 +56,10 @@ static void test_accept(void **state)
 	assert_true(req("GET / HTTP/1.1\r\n" H "X: caf\xc3\xa9\t ok\r\n\r\n", &m) > 0);
 	assert_int_equal(m.headers[1].value.n, 9); /* trailing OWS trimmed */
 	assert_true(req("CONNECT a.com:443 HTTP/1.1\r\nHost: a.com:443\r\n\r\n", &m) > 0);
+	assert_false(m.expect_continue);
+	assert_true(req("PUT / HTTP/1.1\r\n" H "Expect: 100-Continue\r\nContent-Length: 9\r\n\r\n",
+	                &m) > 0);
+	assert_true(m.expect_continue);
 }
 
 static void test_reject(void **state)
