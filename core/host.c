@@ -22,7 +22,8 @@ static const char *pname(struct asb_ctx *ctx)
 	return ctx->plugin ? ctx->plugin->name : "core";
 }
 
-static void h_log(struct asb_ctx *ctx, int level, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static void h_log(struct asb_ctx *ctx, int level,
+                                                        const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -130,7 +131,8 @@ static int h_config_list_string(struct asb_ctx *ctx, const char *key, uint32_t i
 	return 0;
 }
 
-static int h_config_error(struct asb_ctx *ctx, const char *key, const char *fmt, ...)
+__attribute__((format(printf, 3, 4))) static int
+h_config_error(struct asb_ctx *ctx, const char *key, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);

@@ -507,6 +507,9 @@ int launch_run(struct launch *l)
 		if (r >= 0)
 			r = run_hook(l, "pre_exec", offsetof(struct asb_hooks, pre_exec));
 		if (r < 0) {
+			/* Kill the sandbox itself first: bubblewrap's child may still be
+			 * waiting for its parent and would not notice the parent dying. */
+			kill(l->sandbox_pid, SIGKILL);
 			kill(child, SIGKILL);
 			waitpid(child, NULL, 0);
 			goto fail;

@@ -316,9 +316,20 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 			return -ENOMEM;
 	}
 	for (size_t i = 0; i < p->packages.items.n; i++) {
-		const char *name = p->packages.items.v[i];
+		/* "rg?" is optional: used when installed, skipped (and logged) if not. */
+		_cleanup_free_ char *name = strdup(p->packages.items.v[i]);
+		if (!name)
+			return -ENOMEM;
+		size_t len = strlen(name);
+		bool optional = len > 1 && name[len - 1] == '?';
+		if (optional)
+			name[len - 1] = '\0';
 		_cleanup_free_ char *path = NULL;
 		r = layout_find_executable(name, search_path, &path);
+		if (r == -ENOENT && optional) {
+			log_msg(LOG_INFO, "optional package %s is not installed: skipped", name);
+			continue;
+		}
 		if (r < 0) {
 			err_set("%s:%d: sandbox.packages: \"%s\" %s",
 			        p->config_file ? p->config_file : "(config)", p->packages.line,

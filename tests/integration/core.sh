@@ -1,0 +1,194 @@
+#!/usr/bin/env bash
+# The filesystem sandbox from inside: what an agent can and cannot do.
+# Runs as whoever runs the suite (CI: root, then an unprivileged user).
+. "$SRC_ROOT/tests/lib.sh"
+
+command -v bwrap >/dev/null || skip_all "bwrap is not installed"
+
+WS="$TEST_TMP/ws"
+mkdir -p "$WS" "$HOME/.ssh" "$HOME/.claude" "$HOME/notes" "$TEST_TMP/outside"
+echo "PRIVATE KEY" >"$HOME/.ssh/id_ed25519"
+echo "host file" >"$TEST_TMP/outside/file"
+echo "read me" >"$HOME/notes/readme"
+export ASB_TEST_WHO=tester
+cd "$WS" || exit 1
+
+cat >"$TEST_TMP/basic.cfg" <<CFG
+sandbox: {
+  name = "basic";
+  command = "bash";
+  packages = [ "git" ];
+  rw_dirs = [ "\$HOME/.claude", "\$HOME/.agent-state" ];
+  ro_dirs = [ "\$HOME/notes" ];
+  env = { FROM_CONFIG = "hello \$ASB_TEST_WHO"; EMPTY_ONE = "\${NOT_SET_ANYWHERE:-}"; };
+};
+CFG
+
+run() { asb -c "$TEST_TMP/basic.cfg" -- -c "$1"; }
+
+# --- filesystem ---------------------------------------------------------------
+check "workspace is writable" -- run 'echo hi > inside.txt'
+ok $([ "$(cat "$WS/inside.txt" 2>/dev/null)" = hi ]; echo $?) "a workspace write reaches the host"
+check_fails "a host file outside the workspace is invisible" -- run "cat '$TEST_TMP/outside/file'"
+check_fails "a host dir outside the workspace cannot be written" -- run "touch '$TEST_TMP/outside/new'"
+ok $([ ! -e "$TEST_TMP/outside/new" ]; echo $?) "nothing was created outside"
+check_fails "~/.ssh/id_ed25519 is invisible" -- run 'cat ~/.ssh/id_ed25519'
+check_fails "~/.ssh does not exist inside" -- run 'test -e ~/.ssh'
+check "ro_dirs are readable" -- run 'grep -q "read me" ~/notes/readme'
+check_fails "ro_dirs are not writable" -- run 'echo x > ~/notes/readme'
+check "rw_dirs are writable" -- run 'echo kept > ~/.claude/state'
+ok $([ "$(cat "$HOME/.claude/state" 2>/dev/null)" = kept ]; echo $?) "rw_dirs writes persist after exit"
+ok $([ -d "$HOME/.agent-state" ] && [ "$(stat -c %a "$HOME/.agent-state")" = 700 ]; echo $?) \
+    "a missing rw dir is created with mode 0700"
+check "the rest of \$HOME is writable inside (ephemeral)" -- run 'echo gone > ~/scratch'
+ok $([ ! -e "$HOME/scratch" ]; echo $?) "writes to the rest of \$HOME are discarded"
+check_fails "system directories are read-only" -- run 'touch /usr/bin/planted'
+check_fails "/etc/shadow is not exposed" -- run 'test -e /etc/shadow'
+host_tmp=$(mktemp /tmp/asb-host-canary.XXXXXX)
+at_exit "rm -f '$host_tmp'"
+check "/tmp is writable" -- run 'touch /tmp/x'
+check_fails "/tmp is private: the host's /tmp is not visible" -- run "test -e '$host_tmp'"
+check "the workspace is the working directory" -- run "test \"\$PWD\" = '$WS'"
+check "CA certificates are available" -- run 'test -s /etc/ssl/certs/ca-certificates.crt'
+
+# --- executables and environment ---------------------------------------------
+check "declared packages are on PATH" -- run 'command -v git'
+check "bash is always there" -- run 'command -v bash'
+check "the common set is there" -- run 'command -v grep && command -v sed && command -v ls'
+check_fails "an undeclared executable is not on PATH" -- run 'command -v curl || command -v python3 || command -v perl'
+check "PATH is only the sandbox's bin dir" -- run 'test "$PATH" = /run/agentsandbox/bin'
+check_fails "the agent cannot add to its PATH dir" -- run 'touch /run/agentsandbox/bin/evil'
+ASB_CANARY_SECRET=leaked-canary
+export ASB_CANARY_SECRET
+check_fails "a canary host variable is absent" -- run 'env | grep -q leaked-canary'
+unset ASB_CANARY_SECRET
+check "declared env is set and expanded" -- run 'test "$FROM_CONFIG" = "hello tester"' 
+check "an env value expanding to nothing is unset" -- run 'test -z "${EMPTY_ONE+set}"'
+check "HOME, USER, SHELL are rebuilt" -- run "test \"\$HOME\" = '$HOME' && test \"\$USER\" = '$(id -un)' && test -x \"\$SHELL\""
+out=$(asb -c "$TEST_TMP/basic.cfg" --env EXTRA=flagged -- -c 'echo $EXTRA')
+ok $([ "$out" = flagged ]; echo $?) "--env K=V reaches the agent"
+out=$(asb -c "$TEST_TMP/basic.cfg" --mount "ro:$TEST_TMP/outside:/mnt/host" -- -c 'cat /mnt/host/file; touch /mnt/host/x 2>/dev/null && echo writable')
+ok $([ "$out" = "host file" ]; echo $?) "--mount ro:SRC:DEST is read-only at DEST"
+
+# --- processes, exit status, signals ------------------------------------------
+n=$(run 'ls /proc | grep -c "^[0-9][0-9]*$"')
+ok $([ "$n" -le 4 ]; echo $?) "/proc shows only sandbox processes ($n)"
+check_fails "the host's processes are not in /proc" -- run "test -e /proc/$$"
+for code in 0 1 42; do
+    run "exit $code"
+    ok $([ $? -eq $code ]; echo $?) "exit status $code propagates"
+done
+asb -c "$TEST_TMP/basic.cfg" -- -c 'kill -TERM $$'
+ok $([ $? -eq 143 ]; echo $?) "death by signal is 128+signal"
+
+# SIGTERM to agentsandbox reaches the agent, which may clean up.
+"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/basic.cfg" -- -c 'trap "echo got-term > term.txt; exit 7" TERM; echo ready > ready.txt; while :; do sleep 0.1; done' &
+pid=$!
+for _ in $(seq 100); do [ -e "$WS/ready.txt" ] && break; sleep 0.1; done
+kill -TERM $pid
+wait $pid
+ok $([ $? -eq 7 ] && grep -q got-term "$WS/term.txt"; echo $?) "SIGTERM to agentsandbox reaches the agent; its exit status comes back"
+rm -f "$WS/ready.txt"
+
+# SIGKILL of agentsandbox leaves nothing running.
+marker="asb-marker-$$-$RANDOM"
+"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/basic.cfg" -- -c "echo ready > ready.txt; exec -a $marker sleep 300" &
+pid=$!
+for _ in $(seq 100); do [ -e "$WS/ready.txt" ] && pgrep -f "$marker" >/dev/null && break; sleep 0.1; done
+ok $(pgrep -f "$marker" >/dev/null; echo $?) "the agent runs ($marker)"
+kill -KILL $pid
+wait $pid 2>/dev/null
+gone=1
+for _ in $(seq 50); do pgrep -f "$marker" >/dev/null || { gone=0; break; }; sleep 0.1; done
+ok $gone "SIGKILL of agentsandbox leaves no sandboxed process"
+rm -f "$WS/ready.txt"
+
+# --- refusals -------------------------------------------------------------------
+cat >"$TEST_TMP/bad.cfg" <<'CFG'
+sandbox: {
+  name = "bad";
+  comand = "bash";
+};
+CFG
+rm -rf "$XDG_STATE_HOME/agentsandbox"
+err=$(asb -c "$TEST_TMP/bad.cfg" -- -c true 2>&1)
+code=$?
+ok $([ $code -eq 125 ]; echo $?) "a bad config exits 125"
+ok $(grep -q "bad.cfg:3: unknown key 'sandbox.comand'" <<<"$err"; echo $?) "the error names file:line ($err)"
+ok $([ ! -e "$XDG_STATE_HOME/agentsandbox" ] || [ -z "$(ls -A "$XDG_STATE_HOME/agentsandbox")" ]; echo $?) \
+    "a bad config creates no session directory"
+err=$(asb -c "$TEST_TMP/basic.cfg" --bogus 2>&1)
+ok $([ $? -eq 125 ] && grep -q "unknown option --bogus" <<<"$err"; echo $?) "an unknown flag exits 125 with its name"
+err=$(AGENTSANDBOX_COMMON_TOOLS=perhaps asb -c "$TEST_TMP/basic.cfg" -- -c true 2>&1)
+ok $([ $? -eq 125 ] && grep -q "AGENTSANDBOX_COMMON_TOOLS=perhaps" <<<"$err"; echo $?) "a bad boolean variable is an error"
+printf 'sandbox: { packages = [ "no-such-tool-asb" ]; command = "bash"; };\n' >"$TEST_TMP/nopkg.cfg"
+err=$(asb -c "$TEST_TMP/nopkg.cfg" -- -c true 2>&1)
+ok $([ $? -eq 125 ] && grep -q 'nopkg.cfg:1: sandbox.packages: "no-such-tool-asb" was not found' <<<"$err"; echo $?) "a missing package is an error naming it"
+printf 'sandbox: { packages = [ "no-such-tool-asb?" ]; command = "bash"; };\n' >"$TEST_TMP/optpkg.cfg"
+check "an optional package (name?) may be missing" -- asb -c "$TEST_TMP/optpkg.cfg" -- -c true
+
+err=$(cd "$HOME" && asb -c "$TEST_TMP/basic.cfg" -- -c true 2>&1 </dev/null)
+ok $([ $? -eq 125 ] && grep -q "contains your home directory" <<<"$err"; echo $?) "launching from \$HOME is refused without a terminal"
+check "--allow-home permits it" -- sh -c "cd '$HOME' && '$ASB' --plugin-dir '$ASB_PLUGIN_DIR' -c '$TEST_TMP/basic.cfg' --allow-home -- -c 'test -r ~/.ssh/id_ed25519'"
+
+# A declared path inside the workspace that is a symlink out of it is refused.
+ln -s "$HOME/.ssh" "$WS/sneaky"
+printf 'sandbox: { command = "bash"; ro_dirs = [ "%s/sneaky" ]; };\n' "$WS" >"$TEST_TMP/sym.cfg"
+err=$(asb -c "$TEST_TMP/sym.cfg" -- -c 'cat '"$WS"'/sneaky/id_ed25519' 2>&1)
+ok $([ $? -eq 125 ] && grep -q "is a symlink to" <<<"$err"; echo $?) "a declared symlink escaping the workspace is refused"
+rm "$WS/sneaky"
+
+# --- session directory --------------------------------------------------------
+rm -rf "$XDG_STATE_HOME/agentsandbox"
+TOKENVAL=super-secret-value-123 asb -c "$TEST_TMP/basic.cfg" --env "SOME_TOKEN=\$TOKENVAL" -- -c 'exit 3'
+s=$(sessions | tail -1)
+ok $([ -n "$s" ] && [[ "$(basename "$s")" =~ ^[0-9]{8}T[0-9]{6}\.[0-9]{3}Z-[0-9]+-basic$ ]]; echo $?) "session dir is <timestamp>-<pid>-<name> ($(basename "$s"))"
+ok $(grep -q "agentsandbox .*session [0-9a-f-]\{36\}" "$s/launch.log"; echo $?) "launch.log has the version and session id"
+ok $(grep -q "exit status 3" "$s/launch.log"; echo $?) "launch.log records the exit status"
+ok $(grep -q -- "--unshare-user" "$s/bwrap.args"; echo $?) "bwrap.args holds the arguments, one per line"
+ok $(! grep -rq "super-secret-value-123\|hello tester" "$s"; echo $?) "no env values in the session directory"
+
+# --show-config: sources and the exact command
+out=$(AGENTSANDBOX_ALLOW_UNIX_SOCKETS=1 asb -c "$TEST_TMP/basic.cfg" --show-config --no-common-tools 2>&1)
+ok $(grep -q "^name *basic  \[file .*basic.cfg:2\]" <<<"$out"; echo $?) "--show-config names the file line of a value"
+ok $(grep -q "^common_tools *false  \[flag\]" <<<"$out"; echo $?) "--show-config marks flags"
+ok $(grep -q "^unix_sockets *true  \[env\]" <<<"$out"; echo $?) "--show-config marks environment values"
+ok $(grep -q "^backend *bwrap  \[default\]" <<<"$out"; echo $?) "--show-config marks defaults"
+ok $(grep -q "/bwrap \\\\$" <<<"$out" && grep -q -- "--ro-bind-fd" <<<"$out"; echo $?) "--show-config prints the bwrap command"
+ok $([ -z "$(sessions)" ] || [ "$(sessions | wc -l)" -eq 1 ]; echo $?) "--show-config creates no session"
+
+# --- plugin hooks, in order, and post_exit after a failure ----------------------
+FIX="$BUILD_ROOT/tests/fixtures"
+cat >"$TEST_TMP/probe.cfg" <<CFG
+sandbox: { command = "bash"; };
+plugins: { probe: { log = "$TEST_TMP/hooks.log"; }; };
+CFG
+out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe.cfg" -- -c 'cat /run/probe-marker; echo $ASB_PROBE; exit 5')
+ok $([ "$(tr '\n' ' ' <"$TEST_TMP/hooks.log")" = "configure pre_mount env network pre_exec post_exit 5 " ]; echo $?) \
+    "hooks run in order: $(tr '\n' ' ' <"$TEST_TMP/hooks.log")"
+ok $([ "$out" = "probe was here
+1" ]; echo $?) "a plugin's mounts and env reach the sandbox"
+for stage in configure pre_mount env network pre_exec; do
+    rm -f "$TEST_TMP/hooks.log"
+    cat >"$TEST_TMP/probe-fail.cfg" <<CFG
+sandbox: { command = "bash"; };
+plugins: { probe: { log = "$TEST_TMP/hooks.log"; fail = "$stage"; }; };
+CFG
+    err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-fail.cfg" -- -c 'touch ran' 2>&1)
+    code=$?
+    ok $([ $code -eq 125 ] && tail -1 "$TEST_TMP/hooks.log" | grep -q "^post_exit -" && [ ! -e "$WS/ran" ]; echo $?) \
+        "a failing $stage hook: 125, agent never ran, post_exit still ran"
+done
+ok $(grep -q "failing in pre_exec as asked" <<<"$err"; echo $?) "the plugin's error reaches the user"
+printf 'plugins: { probe: { nope = 1; }; };\nsandbox: { command = "bash"; };\n' >"$TEST_TMP/probe-key.cfg"
+err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-key.cfg" -- -c true 2>&1)
+ok $([ $? -eq 125 ] && grep -q "probe-key.cfg:1: unknown key 'plugins.probe.nope'" <<<"$err"; echo $?) "unknown plugin keys are errors with file:line"
+for bad in badmagic badabi truncated; do
+    printf 'plugins: { %s: { }; };\nsandbox: { command = "bash"; };\n' "$bad" >"$TEST_TMP/bad-plugin.cfg"
+    err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/bad-plugin.cfg" -- -c true 2>&1)
+    ok $([ $? -eq 125 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && grep -q "$bad.so" <<<"$err"; echo $?) "plugin $bad is refused in one line: $err"
+done
+out=$("$ASB" plugins --plugin-dir "$FIX" 2>&1)
+ok $(grep -q "^probe *feature 1.0, ABI 1.0" <<<"$out" && grep -q "badabi" <<<"$out"; echo $?) "agentsandbox plugins lists what loads and what does not"
+
+done_testing
