@@ -377,8 +377,17 @@ static int load_network(struct policy *p, config_setting_t *g)
 		if (type != CONFIG_TYPE_LIST && type != CONFIG_TYPE_ARRAY)
 			return type_error(s, "network.allowed_domains", "a list ( ... )");
 	}
-	if ((s = config_setting_get_member(g, "host_ports"))) {
+	s = config_setting_get_member(g, "host_ports");
+	if (s && config_setting_type(s) == CONFIG_TYPE_STRING) {
+		/* "all": every host-local TCP port (the seed's allowedHostPorts = null). */
+		if (strcmp(config_setting_get_string(s), "all") != 0) {
+			err_set("%s: network.host_ports must be a list of ports or \"all\"",
+			        config_where(s));
+			return -EINVAL;
+		}
+	} else if (s) {
 		int type = config_setting_type(s);
+
 		if (type != CONFIG_TYPE_LIST && type != CONFIG_TYPE_ARRAY)
 			return type_error(s, "network.host_ports", "a list of ports [ 5432 ]");
 		for (int i = 0; i < config_setting_length(s); i++)

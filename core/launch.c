@@ -83,6 +83,20 @@ static bool default_plugin_disabled(const struct policy *p, const char *name, co
 	return s && config_setting_type(s) == CONFIG_TYPE_BOOL && !config_setting_get_bool(s);
 }
 
+static bool plugin_available(const struct policy *p, const char *name)
+{
+	struct strv search = {0};
+	if (loader_search_path(&p->plugin_dirs, &search) < 0)
+		return false;
+	bool found = false;
+	for (size_t d = 0; d < search.n && !found; d++) {
+		_cleanup_free_ char *path = str_printf("%s/%s" PLUGIN_SUFFIX, search.v[d], name);
+		found = path && access(path, R_OK) == 0;
+	}
+	strv_clear(&search);
+	return found;
+}
+
 static int check_plugin_keys(struct loaded_plugin *lp)
 {
 	config_setting_t *g = lp->group;
@@ -148,17 +162,7 @@ int launch_load_plugins(struct launch *l)
 		const char *name = default_plugins[i].name;
 		if (default_plugin_disabled(p, name, default_plugins[i].off_key)) {
 			/* Still load it when present so it can say what is off. */
-			struct strv search = {0};
-			if (loader_search_path(&p->plugin_dirs, &search) < 0)
-				return -ENOMEM;
-			bool found = false;
-			for (size_t d = 0; d < search.n && !found; d++) {
-				_cleanup_free_ char *path =
-				    str_printf("%s/%s" PLUGIN_SUFFIX, search.v[d], name);
-				found = path && access(path, R_OK) == 0;
-			}
-			strv_clear(&search);
-			if (!found) {
+			if (!plugin_available(p, name)) {
 				log_msg(LOG_WARN, "%s protection is off (%s = false)", name,
 				        default_plugins[i].off_key);
 				continue;
@@ -167,6 +171,11 @@ int launch_load_plugins(struct launch *l)
 		if ((r = strv_push(&names, name)) < 0)
 			goto out;
 	}
+	/* On a Nix host the nix plugin narrows store paths to their closures,
+	 * when it is installed; nothing else changes without its group. */
+	if (access("/nix/store", F_OK) == 0 && plugin_available(p, "nix") &&
+	    (r = strv_push(&names, "nix")) < 0)
+		goto out;
 	if (p->plugins) {
 		int n = config_setting_length(p->plugins);
 		for (int i = 0; i < n; i++) {

@@ -5,6 +5,7 @@
 
 #include <agentsandbox/plugin.h>
 
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -88,8 +89,13 @@ int layout_find_executable(const char *name, const char *search_path, char **out
 {
 	char real[PATH_MAX];
 	if (strchr(name, '/')) {
+		struct stat st;
 		if (name[0] != '/')
 			return -EINVAL;
+		if (stat(name, &st) < 0)
+			return -errno;
+		if (!S_ISREG(st.st_mode))
+			return S_ISDIR(st.st_mode) ? -EISDIR : -EACCES;
 		if (access(name, X_OK) < 0)
 			return -errno;
 		if (!realpath(name, real))
@@ -289,6 +295,37 @@ static int add_declared(struct plan *plan, const struct policy *p)
 	return 0;
 }
 
+/* Every executable in DIR/bin goes on PATH, under its own name. */
+static int add_package_dir(struct plan *plan, const struct policy *p, const char *dir)
+{
+	_cleanup_free_ char *bin = str_printf("%s/bin", dir);
+	if (!bin)
+		return -ENOMEM;
+	DIR *d = opendir(bin);
+	if (!d) {
+		err_set("sandbox.packages: %s is a directory without a bin/ directory (%s)", dir,
+		        strerror(errno));
+		return -ENOENT;
+	}
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d)) && r >= 0) {
+		if (de->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *cand = str_printf("%s/%s", bin, de->d_name);
+		_cleanup_free_ char *real = NULL;
+		if (!cand) {
+			r = -ENOMEM;
+			break;
+		}
+		if (layout_find_executable(cand, NULL, &real) < 0)
+			continue;
+		r = layout_add_executable(plan, p, de->d_name, real, "sandbox.packages");
+	}
+	closedir(d);
+	return r;
+}
+
 static int add_executables(struct plan *plan, const struct policy *p, bool shell,
                            const char *search_path, char **command_path)
 {
@@ -298,7 +335,8 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 		err_set("bash was not found on PATH; it is always part of the sandbox");
 		return r;
 	}
-	if (!shell) {
+	/* --shell gets the very same sandbox: the agent's command is on PATH too. */
+	if (p->command.value) {
 		const char *cmd = p->command.value;
 		_cleanup_free_ char *path = NULL;
 		r = layout_find_executable(cmd, search_path, &path);
@@ -326,6 +364,12 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 			name[len - 1] = '\0';
 		_cleanup_free_ char *path = NULL;
 		r = layout_find_executable(name, search_path, &path);
+		if (r == -EISDIR) {
+			/* A package directory (a Nix store path, a prefix): its bin/. */
+			if ((r = add_package_dir(plan, p, name)) < 0)
+				return r;
+			continue;
+		}
 		if (r == -ENOENT && optional) {
 			log_msg(LOG_INFO, "optional package %s is not installed: skipped", name);
 			continue;

@@ -72,6 +72,51 @@ static void show_bool(FILE *out, const struct policy *p, const char *name, const
 	src(out, p, b->source, b->line);
 }
 
+/* A setting as libconfig text, on one line (for --show-config). */
+static void print_setting(FILE *out, const config_setting_t *s)
+{
+	int n;
+	switch (config_setting_type(s)) {
+	case CONFIG_TYPE_INT:
+		fprintf(out, "%d", config_setting_get_int(s));
+		return;
+	case CONFIG_TYPE_INT64:
+		fprintf(out, "%lld", config_setting_get_int64(s));
+		return;
+	case CONFIG_TYPE_FLOAT:
+		fprintf(out, "%g", config_setting_get_float(s));
+		return;
+	case CONFIG_TYPE_BOOL:
+		fputs(config_setting_get_bool(s) ? "true" : "false", out);
+		return;
+	case CONFIG_TYPE_STRING:
+		fprintf(out, "\"%s\"", config_setting_get_string(s));
+		return;
+	case CONFIG_TYPE_GROUP:
+		fputs("{ ", out);
+		n = config_setting_length(s);
+		for (int i = 0; i < n; i++) {
+			const config_setting_t *c = config_setting_get_elem(s, (unsigned)i);
+			fprintf(out, "%s = ", config_setting_name(c));
+			print_setting(out, c);
+			fputs("; ", out);
+		}
+		fputs("}", out);
+		return;
+	case CONFIG_TYPE_ARRAY:
+	case CONFIG_TYPE_LIST:
+		fputs(config_setting_type(s) == CONFIG_TYPE_ARRAY ? "[ " : "( ", out);
+		n = config_setting_length(s);
+		for (int i = 0; i < n; i++) {
+			if (i)
+				fputs(", ", out);
+			print_setting(out, config_setting_get_elem(s, (unsigned)i));
+		}
+		fputs(config_setting_type(s) == CONFIG_TYPE_ARRAY ? " ]" : " )", out);
+		return;
+	}
+}
+
 static const struct env_entry *declared_env(const struct policy *p, const char *key)
 {
 	for (size_t i = 0; i < p->n_env; i++)
@@ -129,7 +174,20 @@ void show_config(FILE *out, const struct launch *l)
 		        p->overrides[i].key, p->overrides[i].value ? "true" : "false",
 		        source_name(p->overrides[i].source));
 
+	if (p->network) {
+		int n = config_setting_length(p->network);
+		for (int i = 0; i < n; i++) {
+			const config_setting_t *c =
+			    config_setting_get_elem(p->network, (unsigned)i);
+			fprintf(out, "network.%s = ", config_setting_name(c));
+			print_setting(out, c);
+			fprintf(out, "  [file %s:%u]\n", p->config_file ? p->config_file : "",
+			        config_setting_source_line(c));
+		}
+	}
+
 	fputs("\n# plugins (load order)\n", out);
+
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		const struct loaded_plugin *lp = &l->plugins[i];
 		fprintf(out, "%-14s%s %s (ABI %u.%u) %s%s\n", lp->name,

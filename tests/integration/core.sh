@@ -126,6 +126,15 @@ err=$(asb -c "$TEST_TMP/nopkg.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q 'nopkg.cfg:1: sandbox.packages: "no-such-tool-asb" was not found' <<<"$err"; echo $?) "a missing package is an error naming it"
 printf 'sandbox: { packages = [ "no-such-tool-asb?" ]; command = "bash"; };\n' >"$TEST_TMP/optpkg.cfg"
 check "an optional package (name?) may be missing" -- asb -c "$TEST_TMP/optpkg.cfg" -- -c true
+mkdir -p "$TEST_TMP/prefix/bin" "$TEST_TMP/prefix/secret"
+printf '#!/bin/sh\necho from-prefix\n' >"$TEST_TMP/prefix/bin/hello-asb"
+chmod 755 "$TEST_TMP/prefix/bin/hello-asb"
+echo hidden >"$TEST_TMP/prefix/secret/file"
+printf 'sandbox: { packages = [ "%s" ]; command = "bash"; };\n' "$TEST_TMP/prefix" >"$TEST_TMP/dirpkg.cfg"
+out=$(asb -c "$TEST_TMP/dirpkg.cfg" -- -c 'hello-asb; cat '"$TEST_TMP"'/prefix/secret/file 2>/dev/null || echo no-secret')
+ok $([ "$out" = "from-prefix
+no-secret" ]; echo $?) "a package directory puts its bin/ on PATH and exposes nothing else"
+
 
 err=$(cd "$HOME" && asb -c "$TEST_TMP/basic.cfg" -- -c true 2>&1 </dev/null)
 ok $([ $? -eq 125 ] && grep -q "contains your home directory" <<<"$err"; echo $?) "launching from \$HOME is refused without a terminal"

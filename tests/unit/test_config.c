@@ -180,6 +180,8 @@ static void test_errors(void **state)
 	expect_error("network: {\n  published_ports = ( { bind = \"0.0.0.0\"; } );\n};\n",
 	             "needs port", 2);
 	expect_error("network: {\n  nope = 1;\n};\n", "unknown key 'network.nope'", 2);
+	expect_error("network: {\n  host_ports = \"some\";\n};\n", "list of ports or \"all\"", 2);
+
 	expect_error("plugins: {\n  git = true;\n};\n", "plugins.git must be a group", 2);
 }
 

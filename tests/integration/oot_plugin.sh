@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# A third-party plugin, built only against the installed header and
+# agentsandbox-plugin.pc (in a temporary prefix), loads and runs its hooks.
+. "$SRC_ROOT/tests/lib.sh"
+
+command -v bwrap >/dev/null || skip_all "bwrap is not installed"
+command -v pkg-config >/dev/null || skip_all "pkg-config is not installed"
+DEST="$TEST_TMP/dest"
+meson install -C "$BUILD_ROOT" --no-rebuild --destdir "$DEST" >"$TEST_TMP/install.log" 2>&1
+ok $? "meson install into a temporary prefix"
+pc=$(find "$DEST" -name agentsandbox-plugin.pc | head -1)
+ok $([ -n "$pc" ]; echo $?) "agentsandbox-plugin.pc is installed ($pc)"
+prefix=$(pkg-config --variable=prefix "$pc")
+export PKG_CONFIG_PATH=$(dirname "$pc")
+# The .pc names the final prefix; point it at the staging copy.
+cflags=$(pkg-config --define-variable=prefix="$DEST$prefix" --cflags agentsandbox-plugin)
+plugindir=$(pkg-config --variable=plugindir agentsandbox-plugin)
+ok $([ -n "$plugindir" ]; echo $?) "the .pc exports plugindir ($plugindir)"
+ok $([ -f "$DEST$prefix/include/agentsandbox/plugin.h" ]; echo $?) "the header is installed"
+
+mkdir -p "$TEST_TMP/oot"
+cat >"$TEST_TMP/oot/hello.c" <<'C'
+#include <agentsandbox/plugin.h>
+#include <string.h>
+
+static int hello_env(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	const char *greeting = "hello from a third party";
+	(void)host->config_string(ctx, "greeting", &greeting);
+	return host->plan_setenv(ctx, "OOT_GREETING", greeting);
+}
+
+static int hello_pre_mount(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	return host->plan_add_data(ctx, "/run/oot", "mounted\n", 8, 0444);
+}
+
+static int hello_describe(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	return host->describe(ctx, "says", "hello");
+}
+
+static const struct asb_hooks hooks = {
+	.struct_size = sizeof(struct asb_hooks),
+	.pre_mount = hello_pre_mount,
+	.env = hello_env,
+	.describe = hello_describe,
+};
+static const char *const keys[] = {"greeting", NULL};
+static const struct asb_plugin desc = {
+	.magic = ASB_PLUGIN_MAGIC,
+	.abi_major = ASB_ABI_MAJOR,
+	.abi_minor = ASB_ABI_MINOR,
+	.struct_size = sizeof(struct asb_plugin),
+	.kind = ASB_KIND_FEATURE,
+	.name = "hello",
+	.version = "9.9",
+	.description = "out-of-tree test plugin",
+	.config_keys = keys,
+	.hooks = &hooks,
+};
+ASB_PLUGIN_DEFINE(desc)
+C
+cc -shared -fPIC -fvisibility=hidden -Wall -Werror $cflags -o "$TEST_TMP/oot/hello.so" "$TEST_TMP/oot/hello.c"
+ok $? "the plugin compiles against the installed header alone"
+exported=$(nm -D --defined-only "$TEST_TMP/oot/hello.so" | awk '$2 == "T" {print $3}')
+ok $([ "$exported" = asb_plugin_entry ]; echo $?) "it exports exactly one function ($exported)"
+
+mkdir -p "$TEST_TMP/ws" && cd "$TEST_TMP/ws" || exit 1
+printf 'sandbox: { command = "bash"; };\nplugins: { hello: { greeting = "hi there"; }; };\n' >"$TEST_TMP/h.cfg"
+out=$("$ASB" --plugin-dir "$TEST_TMP/oot" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/h.cfg" -- -c 'echo "$OOT_GREETING"; cat /run/oot')
+ok $([ "$out" = "hi there
+mounted" ]; echo $?) "it loads and its hooks shape the sandbox"
+out=$(AGENTSANDBOX_PLUGIN_PATH="$TEST_TMP/oot:$ASB_PLUGIN_DIR" "$ASB" -c "$TEST_TMP/h.cfg" --show-config)
+ok $(grep -q "^hello.says = hello" <<<"$out"; echo $?) "AGENTSANDBOX_PLUGIN_PATH finds it; describe feeds --show-config"
+done_testing

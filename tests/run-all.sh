@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# The whole test suite (what .ci/run calls):
+#   1. a -Werror gcc build; every suite, as the current user;
+#   2. when run as root, the same again as an unprivileged user, from a copy
+#      of the tree that user owns (users are not root);
+#   3. a clang ASan+UBSan build; unit, integration, git, proxy and fuzz suites.
+# ASB_TEST_USER names the unprivileged user (created when missing).
+set -uo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+WORK=${ASB_TEST_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/asb-tests.XXXXXX")}
+chmod 755 "$WORK"
+failed=()
+
+step() { printf '\n=== %s\n' "$*"; }
+
+run_suite() { # name builddir [meson setup args...]
+    local name=$1 dir=$2
+    shift 2
+    step "$name: build ($dir)"
+    if ! meson setup "$dir" "$SRC" "$@" >"$dir.setup.log" 2>&1; then
+        cat "$dir.setup.log"
+        failed+=("$name (setup)")
+        return
+    fi
+    if ! ninja -C "$dir"; then
+        failed+=("$name (build)")
+        return
+    fi
+    step "$name: test"
+    meson test -C "$dir" --print-errorlogs --num-processes 2 ${SUITES:+$SUITES} || failed+=("$name")
+}
+
+run_suite "gcc -Werror, as $(id -un)" "$WORK/build-gcc"
+
+if [ "$(id -u)" -eq 0 ]; then
+    user=${ASB_TEST_USER:-asbtest}
+    id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
+    copy="$WORK/user-src"
+    mkdir -p "$copy"
+    git -C "$SRC" ls-files -z --cached --others --exclude-standard |
+        (cd "$SRC" && xargs -0 cp --parents -t "$copy")
+    chown -R "$user:" "$copy"
+    step "unprivileged: as $user"
+    if ! runuser -u "$user" -- env -i PATH="$PATH" LANG=C.UTF-8 HOME="$(getent passwd "$user" | cut -d: -f6)" \
+        bash -c "cd '$copy' && meson setup build >/dev/null && ninja -C build && meson test -C build --print-errorlogs --num-processes 2"; then
+        failed+=("as $user")
+    fi
+fi
+
+if command -v clang >/dev/null; then
+    export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
+    export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    CC=clang SUITES="--suite unit --suite integration --suite git --suite proxy --suite fuzz" \
+        run_suite "clang ASan+UBSan" "$WORK/build-asan" -Db_sanitize=address,undefined -Db_lundef=false
+fi
+
+[ -n "${ASB_TEST_WORK:-}" ] || rm -rf "$WORK"
+echo
+if [ ${#failed[@]} -gt 0 ]; then
+    printf 'FAILED: %s\n' "${failed[@]}"
+    exit 1
+fi
+echo "all suites passed"
