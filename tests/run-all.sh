@@ -41,7 +41,9 @@ if [ "$(id -u)" -eq 0 ]; then
         (cd "$SRC" && xargs -0 cp --parents -t "$copy")
     chown -R "$user:" "$copy"
     step "unprivileged: as $user"
-    if ! runuser -u "$user" -- env -i PATH="$PATH" LANG=C.UTF-8 HOME="$(getent passwd "$user" | cut -d: -f6)" \
+    # Keep the environment (CA bundles, registry settings), but be that user.
+    if ! runuser -u "$user" -- env -u XDG_RUNTIME_DIR -u XDG_STATE_HOME -u XDG_CONFIG_HOME \
+        HOME="$(getent passwd "$user" | cut -d: -f6)" USER="$user" LOGNAME="$user" \
         bash -c "cd '$copy' && meson setup build >/dev/null && ninja -C build && meson test -C build --print-errorlogs --num-processes 2"; then
         failed+=("as $user")
     fi

@@ -5,7 +5,12 @@
 command -v bwrap >/dev/null || skip_all "bwrap is not installed"
 command -v npm >/dev/null || skip_all "npm is not installed"
 PREFIX="$TEST_TMP/npm-prefix"
-export npm_config_cache="$TEST_TMP/npm-cache" npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
+# Node trusts only its built-in roots unless told; the system bundle may hold a
+# site's TLS-inspection CA that the registry connection needs.
+[ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ] &&
+    export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
+export npm_config_cache=
+"$TEST_TMP/npm-cache" npm_config_update_notifier=false npm_config_fund=false npm_config_audit=false
 if ! timeout 300 npm install -g --prefix "$PREFIX" @anthropic-ai/claude-code >"$TEST_TMP/npm.log" 2>&1; then
     if grep -qiE "ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|network" "$TEST_TMP/npm.log"; then
         skip_all "the npm registry is unreachable"

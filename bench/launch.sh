@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Launch overhead: agentsandbox vs the equivalent raw bwrap vs plain /bin/true,
+# in one hyperfine run, plus the supervisor's peak RSS.
+#   bench/launch.sh [BUILD_DIR]      (default: build)
+# Needs: hyperfine, bwrap, GNU time (/usr/bin/time) for RSS.
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${1:-$SRC/build}" && pwd)
+ASB="$BUILD/agentsandbox"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/asb-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/ws" "$WORK/home"
+cd "$WORK/ws"
+export HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
+printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n' >"$WORK/min.cfg"
+printf 'sandbox: { name = "bench"; command = "/bin/true"; common_tools = false; };\nplugins: { git: { protect = false; }; };\n' >"$WORK/bare.cfg"
+
+# The raw bwrap line: exactly what agentsandbox runs for the minimal config,
+# minus the fds only the launcher can hand over (binds by path instead).
+"$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" --show-config 2>/dev/null |
+    sed -n '/^# backend command/,$p' | tail -n +2 | tr -d '\\\n' >"$WORK/raw.txt"
+raw=$(sed -e "s|--bind-fd [0-9]* |--bind $WORK/ws |" -e 's|--info-fd [0-9]* ||' \
+    -e 's|--block-fd [0-9]* ||' -e "s|--ro-bind-data [0-9]* [^ ]*||g" "$WORK/raw.txt")
+echo "raw bwrap: $(wc -w <<<"$raw") words"
+
+hyperfine --warmup 5 --min-runs 40 -N \
+    --export-markdown "$WORK/launch.md" \
+    -n "true" "/bin/true" \
+    -n "bwrap (same mounts)" "$raw" \
+    -n "agentsandbox -c min.cfg" "$ASB --plugin-dir $BUILD/plugins -c $WORK/min.cfg" \
+    -n "agentsandbox (no common tools, no git plugin)" "$ASB --plugin-dir $BUILD/plugins -c $WORK/bare.cfg"
+cat "$WORK/launch.md"
+
+if [ -x /usr/bin/time ]; then
+    rss=$(/usr/bin/time -f %M "$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" 2>&1 >/dev/null | tail -1)
+    echo "peak RSS of agentsandbox (supervisor + launch): ${rss} KiB"
+fi
