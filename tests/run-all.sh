@@ -8,7 +8,7 @@
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${ASB_TEST_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/asb-tests.XXXXXX")}
-chmod 755 "$WORK"
+mkdir -p "$WORK" && chmod 755 "$WORK"
 failed=()
 
 step() { printf '\n=== %s\n' "$*"; }
