@@ -259,6 +259,17 @@ void launch_post_exit(struct launch *l, int status)
 	}
 }
 
+/* Does any plugin act between "the sandbox exists" and "the agent runs"? */
+static bool needs_wiring(const struct launch *l)
+{
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		const struct loaded_plugin *lp = &l->plugins[i];
+		if (HOOK(lp, network) || HOOK(lp, pre_exec))
+			return true;
+	}
+	return false;
+}
+
 static int pipe_pair(int fds[2])
 {
 	return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
@@ -302,10 +313,11 @@ int launch_build(struct launch *l)
 
 	/* The sandbox reports its pid on `info` and waits on `block` until the
 	 * network hooks wired it. The child's ends go to the backend. */
-	int info[2], block[2];
+	int info[2], block[2] = {-1, -1};
 	if ((r = pipe_pair(info)) < 0)
 		return r;
-	if ((r = pipe_pair(block)) < 0) {
+	/* Holding the sandbox costs a round trip: only when a hook needs it. */
+	if (needs_wiring(l) && (r = pipe_pair(block)) < 0) {
 		close(info[0]);
 		close(info[1]);
 		return r;
@@ -403,29 +415,6 @@ static void free_envp(char **envp)
 	free(envp);
 }
 
-/* Read bubblewrap-style info ({"child-pid": N}) until the writer closes. */
-static pid_t read_sandbox_pid(int fd)
-{
-	char buf[512];
-	size_t len = 0;
-	for (;;) {
-		ssize_t r = read(fd, buf + len, sizeof(buf) - 1 - len);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		len += (size_t)r;
-		if (len >= sizeof(buf) - 1)
-			break;
-	}
-	buf[len] = '\0';
-	const char *k = strstr(buf, "\"child-pid\"");
-	if (!k)
-		return -1;
-	k = strchr(k, ':');
-	return k ? (pid_t)strtol(k + 1, NULL, 10) : -1;
-}
-
 static int spawn(struct launch *l, char **envp, const sigset_t *blocked, pid_t *out)
 {
 	pid_t pid = fork();
@@ -507,29 +496,37 @@ int launch_run(struct launch *l)
 	l->block_fd = -1;
 	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)child);
 
-	l->sandbox_pid = read_sandbox_pid(l->info_read_fd);
-	close(l->info_read_fd);
-	l->info_read_fd = -1;
-	if (l->sandbox_pid > 0) {
-		log_msg(LOG_INFO, "sandbox pid %d", (int)l->sandbox_pid);
-		r = run_hook(l, "network", offsetof(struct asb_hooks, network));
-		if (r >= 0)
-			r = run_hook(l, "pre_exec", offsetof(struct asb_hooks, pre_exec));
-		if (r < 0) {
-			/* Kill the sandbox itself first: bubblewrap's child may still be
-			 * waiting for its parent and would not notice the parent dying. */
-			kill(l->sandbox_pid, SIGKILL);
-			kill(child, SIGKILL);
-			waitpid(child, NULL, 0);
-			goto fail;
+	if (l->block_write_fd >= 0) {
+		l->sandbox_pid = supervisor_read_sandbox_pid(l->info_read_fd);
+		close(l->info_read_fd);
+		l->info_read_fd = -1;
+		if (l->sandbox_pid > 0) {
+			log_msg(LOG_INFO, "sandbox pid %d", (int)l->sandbox_pid);
+			r = run_hook(l, "network", offsetof(struct asb_hooks, network));
+			if (r >= 0)
+				r = run_hook(l, "pre_exec", offsetof(struct asb_hooks, pre_exec));
+			if (r < 0) {
+				/* Kill the sandbox itself first: bubblewrap's child may
+				 * still wait for its parent and not notice it dying. */
+				kill(l->sandbox_pid, SIGKILL);
+				kill(child, SIGKILL);
+				waitpid(child, NULL, 0);
+				goto fail;
+			}
+			/* Release the sandbox: it runs the agent now. */
+			(void)write_all(l->block_write_fd, "x", 1);
 		}
-		/* Release the sandbox: it runs the agent now. */
-		(void)write_all(l->block_write_fd, "x", 1);
+		close(l->block_write_fd);
+		l->block_write_fd = -1;
 	}
-	close(l->block_write_fd);
-	l->block_write_fd = -1;
 
-	int wstatus = supervisor_run(child, l->sandbox_pid, sfd);
+	/* Without hooks to run, the pid is read only when needed (a signal to
+	 * forward, or to tell a setup failure from the agent's own exit). */
+	int wstatus = supervisor_run(child, &l->sandbox_pid, l->info_read_fd, sfd);
+	if (l->info_read_fd >= 0) {
+		close(l->info_read_fd);
+		l->info_read_fd = -1;
+	}
 	int code = wstatus < 0 ? 125 : supervisor_exit_code(wstatus);
 	if (l->sandbox_pid <= 0) {
 		/* The backend failed before the sandbox existed: a setup error. */

@@ -15,7 +15,8 @@
 
 struct sup {
 	pid_t child;
-	pid_t sandbox_init;
+	pid_t *sandbox_init;
+	int info_fd;
 	int status;
 	bool exited;
 	ev_io sig_watcher;
@@ -73,6 +74,38 @@ static int forward_to_children(pid_t parent, int sig)
 	return sent;
 }
 
+static void learn_sandbox_pid(struct sup *s)
+{
+	if (*s->sandbox_init > 0 || s->info_fd < 0)
+		return;
+	*s->sandbox_init = supervisor_read_sandbox_pid(s->info_fd);
+	s->info_fd = -1; /* read to the end: once is all there is */
+	if (*s->sandbox_init > 0)
+		log_msg(LOG_INFO, "sandbox pid %d", (int)*s->sandbox_init);
+}
+
+pid_t supervisor_read_sandbox_pid(int fd)
+{
+	char buf[512];
+	size_t len = 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + len, sizeof(buf) - 1 - len);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		len += (size_t)r;
+		if (len >= sizeof(buf) - 1)
+			break;
+	}
+	buf[len] = '\0';
+	const char *k = strstr(buf, "\"child-pid\"");
+	if (!k)
+		return -1;
+	k = strchr(k, ':');
+	return k ? (pid_t)strtol(k + 1, NULL, 10) : -1;
+}
+
 static void on_signal(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct sup *s = w->data;
@@ -88,7 +121,8 @@ static void on_signal(struct ev_loop *loop, ev_io *w, int revents)
 			continue;
 		}
 		log_msg(LOG_INFO, "forwarding signal %s to the agent", strsignal(sig));
-		int sent = s->sandbox_init > 0 ? forward_to_children(s->sandbox_init, sig) : 0;
+		learn_sandbox_pid(s);
+		int sent = *s->sandbox_init > 0 ? forward_to_children(*s->sandbox_init, sig) : 0;
 		if (sent <= 0)
 			kill(s->child, sig);
 	}
@@ -108,12 +142,12 @@ int supervisor_prepare(void)
 	return ev_default_loop(EVFLAG_AUTO | EVFLAG_NOSIGMASK) ? 0 : -ENOMEM;
 }
 
-int supervisor_run(pid_t child, pid_t sandbox_init, int signal_fd)
+int supervisor_run(pid_t child, pid_t *sandbox_init, int info_fd, int signal_fd)
 {
 	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
 	if (!loop)
 		return -ENOMEM;
-	struct sup s = {.child = child, .sandbox_init = sandbox_init};
+	struct sup s = {.child = child, .sandbox_init = sandbox_init, .info_fd = info_fd};
 	ev_io_init(&s.sig_watcher, on_signal, signal_fd, EV_READ);
 	s.sig_watcher.data = &s;
 	ev_io_start(loop, &s.sig_watcher);
@@ -127,5 +161,6 @@ int supervisor_run(pid_t child, pid_t sandbox_init, int signal_fd)
 	ev_child_stop(loop, &s.child_watcher);
 	if (!s.exited)
 		return -ECHILD;
+	learn_sandbox_pid(&s);
 	return s.status;
 }

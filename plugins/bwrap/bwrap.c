@@ -5,6 +5,7 @@
 #include "bwrap.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -103,6 +104,58 @@ static int read_version(const char *path, char *out, size_t len)
 	return 0;
 }
 
+/* `bwrap --version` costs a fork and exec per launch; remember the answer
+ * per binary (device, inode, size, mtime) in the state directory. */
+static void version_cache_path(const struct asb_host *host, struct asb_ctx *ctx, char *out,
+                               size_t len)
+{
+	const char *state = getenv("XDG_STATE_HOME");
+	const char *home = host->policy_string(ctx, "home");
+	if (state && state[0] == '/')
+		snprintf(out, len, "%s/agentsandbox/.bwrap-version", state);
+	else if (home)
+		snprintf(out, len, "%s/.local/state/agentsandbox/.bwrap-version", home);
+	else
+		out[0] = '\0';
+}
+
+static int cached_version(const struct asb_host *host, struct asb_ctx *ctx, const char *path,
+                          char *out, size_t len)
+{
+	struct stat st;
+	char cache[PATH_MAX], key[PATH_MAX + 128], line[PATH_MAX + 256];
+	if (stat(path, &st) < 0)
+		return -errno;
+	snprintf(key, sizeof(key), "%s %llu %llu %lld %lld.%09ld", path,
+	         (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
+	         (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	version_cache_path(host, ctx, cache, sizeof(cache));
+	FILE *f = cache[0] ? fopen(cache, "re") : NULL;
+	if (f) {
+		bool hit = fgets(line, sizeof(line), f) && strncmp(line, key, strlen(key)) == 0 &&
+		           line[strlen(key)] == ' ';
+		fclose(f);
+		if (hit) {
+			snprintf(out, len, "%s", line + strlen(key) + 1);
+			out[strcspn(out, "\n")] = '\0';
+			return 0;
+		}
+	}
+	int r = read_version(path, out, len);
+	if (r < 0 || !cache[0])
+		return r;
+	char tmp[PATH_MAX + 16];
+	snprintf(tmp, sizeof(tmp), "%s.%d", cache, (int)getpid());
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd >= 0) {
+		dprintf(fd, "%s %s\n", key, out);
+		close(fd);
+		if (rename(tmp, cache) < 0)
+			unlink(tmp);
+	}
+	return 0;
+}
+
 static int read_int_file(const char *path, long *out)
 {
 	FILE *f = fopen(path, "re");
@@ -139,7 +192,8 @@ static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, char *w
 		         "(kernel.unprivileged_userns_clone = 0)");
 		return -EPERM;
 	}
-	if ((r = read_version(bwrap_path, bwrap_version, sizeof(bwrap_version))) < 0) {
+	if ((r = cached_version(host, ctx, bwrap_path, bwrap_version, sizeof(bwrap_version))) < 0) {
+
 		snprintf(why, why_len, "%s --version failed", bwrap_path);
 		return r;
 	}

@@ -23,9 +23,8 @@
 static struct {
 	int protect;
 	struct rs_limits limits;
-	int scanned;  /* 1 ok, < 0 failed */
-	int applied;  /* pre_mount added the mounts */
-	int launched; /* pre_exec ran: the agent is about to run (not a dry run) */
+	int scanned; /* 1 ok, < 0 failed */
+	int applied; /* pre_mount added the mounts */
 	struct rs_options opt;
 	char *workspace, *home;
 	char **rw_paths;
@@ -327,17 +326,13 @@ static int git_describe(const struct asb_host *host, struct asb_ctx *ctx)
 	return r;
 }
 
-static int git_pre_exec(const struct asb_host *host, struct asb_ctx *ctx)
-{
-	g.launched = 1;
-	return 0;
-}
-
 static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, int status)
 {
+	int64_t dry_run = 0;
+	(void)host->policy_int(ctx, "dry_run", &dry_run);
 	if (g.protect && g.applied) {
 		placeholders_cleanup(host, ctx, &g.placeholders);
-		if (g.launched && status >= 0) /* the agent ran */
+		if (!dry_run && status >= 0) /* the agent ran */
 			audit_after_exit(host, ctx, &g.opt, &g.scan);
 	}
 	state_reset();
@@ -348,7 +343,6 @@ static const struct asb_hooks git_hooks = {
     .configure = git_configure,
     .pre_mount = git_pre_mount,
     .env = git_env,
-    .pre_exec = git_pre_exec,
     .post_exit = git_post_exit,
     .describe = git_describe,
 };
