@@ -599,8 +599,9 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 	c->req_path = strdup(path);
 
 	/* The request as the origin will see it. */
-	struct buf *h = &c->c2u.head;
-	buf_printf(h, "%s %.*s HTTP/1.1\r\n", c->method, (int)rawpath.n, rawpath.p);
+	struct buf *h =
+	    &c->c2u.head; /* An HTTP/1.0 client cannot read chunked replies: ask as it asked. */
+	buf_printf(h, "%s %.*s HTTP/1.%d\r\n", c->method, (int)rawpath.n, rawpath.p, m->minor);
 	if (!m->host.p)
 		buf_printf(h, "Host: %s\r\n", hostlog);
 	write_headers(h, m);

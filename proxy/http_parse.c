@@ -280,6 +280,8 @@ int http_parse_target(struct http_str target, bool connect, struct http_target *
 	if (connect)
 		return http_split_authority(target, 0, &t->host, &t->port);
 	if (target.n && target.p[0] == '/') {
+		if (memchr(target.p, '#', target.n))
+			return -EBADMSG; /* fragments are never sent */
 		t->path = target;
 		return 0;
 	}

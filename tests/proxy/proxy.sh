@@ -133,6 +133,8 @@ ok $? "a request aimed at the proxy itself: 403"
 ok $? "h2c upgrade headers are not forwarded"
 [ "$(C -I -o /dev/null -w '%{http_code}' "http://a.test:$HP/hello")" = 200 ]
 ok $? "HEAD works"
+[ "$(C -0 "http://a.test:$HP/hello")" = hello ]
+ok $? "an HTTP/1.0 client is served"
 
 # --- keep-alive and pipelining: every request is checked ---
 out=$(CLIENT seq "GET http://a.test:$HP/hello" "POST http://b.test:$HP/x" "GET http://b.test:$HP/x" "GET http://evil.test/" "GET http://a.test:$HP/hello")

@@ -214,7 +214,8 @@ static void test_target(void **state)
 	                                  "http:///x",
 	                                  "*",
 	                                  "a.com",
-	                                  "http://[::1/"};
+	                                  "http://[::1/",
+	                                  "/a#frag"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
 		if (TGT(bad[i], false) != -EBADMSG)
 			fail_msg("target \"%s\" accepted", bad[i]);
