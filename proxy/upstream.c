@@ -112,6 +112,7 @@ size_t hosts_lookup(const struct hosts_table *t, const char *name, struct host_a
 
 /* Resolver threads hand finished jobs back through a pipe the loop watches. */
 struct dns_job {
+	struct dns_job *next; /* waiting for a thread */
 	char name[HOST_MAX];
 	dns_cb cb;
 	void *arg;
@@ -121,8 +122,14 @@ struct dns_job {
 	size_t n;
 };
 
+#define DNS_THREADS 32 /* lookups in flight; more wait in line */
+
 static int dns_pipe[2] = {-1, -1};
 static ev_io dns_watcher;
+static size_t dns_running;
+static struct dns_job *dns_queue, **dns_tail = &dns_queue;
+
+static int dns_spawn(struct dns_job *job);
 
 static void *dns_thread(void *p)
 {
@@ -150,9 +157,22 @@ static void dns_ready(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct dns_job *job;
 	while (read(dns_pipe[0], &job, sizeof(job)) == (ssize_t)sizeof(job)) {
+		dns_running--;
 		if (!job->cancelled)
 			job->cb(job->arg, job->err, job->addrs, job->n);
 		free(job);
+	}
+	while (dns_queue && dns_running < DNS_THREADS) {
+		struct dns_job *next = dns_queue;
+		dns_queue = next->next;
+		if (!dns_queue)
+			dns_tail = &dns_queue;
+		if (next->cancelled) {
+			free(next);
+		} else if (dns_spawn(next) < 0) {
+			next->cb(next->arg, -EAGAIN, NULL, 0);
+			free(next);
+		}
 	}
 }
 
@@ -165,11 +185,26 @@ int dns_init(struct ev_loop *loop)
 	return 0;
 }
 
+static int dns_spawn(struct dns_job *job)
+{
+	pthread_attr_t attr;
+	pthread_t th;
+	int rc;
+
+	pthread_attr_init(&attr);
+	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
+	pthread_attr_setstacksize(&attr, 256 * 1024);
+	rc = pthread_create(&th, &attr, dns_thread, job);
+	pthread_attr_destroy(&attr);
+	if (rc != 0)
+		return -rc;
+	dns_running++;
+	return 0;
+}
+
 int dns_start(const char *name, dns_cb cb, void *arg, struct dns_job **out)
 {
 	struct dns_job *job = calloc(1, sizeof(*job));
-	pthread_attr_t attr;
-	pthread_t th;
 	int rc;
 
 	if (!job)
@@ -177,14 +212,12 @@ int dns_start(const char *name, dns_cb cb, void *arg, struct dns_job **out)
 	snprintf(job->name, sizeof(job->name), "%s", name);
 	job->cb = cb;
 	job->arg = arg;
-	pthread_attr_init(&attr);
-	pthread_attr_setdetachstate(&attr, PTHREAD_CREATE_DETACHED);
-	pthread_attr_setstacksize(&attr, 256 * 1024);
-	rc = pthread_create(&th, &attr, dns_thread, job);
-	pthread_attr_destroy(&attr);
-	if (rc != 0) {
+	if (dns_running >= DNS_THREADS) {
+		*dns_tail = job;
+		dns_tail = &job->next;
+	} else if ((rc = dns_spawn(job)) < 0) {
 		free(job);
-		return -rc;
+		return rc;
 	}
 	*out = job;
 	return 0;
@@ -193,7 +226,8 @@ int dns_start(const char *name, dns_cb cb, void *arg, struct dns_job **out)
 void dns_cancel(struct dns_job *job)
 {
 	if (job)
-		job->cancelled = true; /* freed by dns_ready when the thread reports */
+		job->cancelled =
+		    true; /* freed by dns_ready when its thread reports or it leaves the line */
 }
 
 int upstream_connect(const struct host_addr *a, uint16_t port, int *fd_out)

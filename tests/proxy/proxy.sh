@@ -40,8 +40,8 @@ network: {
     { domain = "b.test"; methods = [ "GET", "HEAD" ]; $P },
     { domain = "b.test"; path = "/upload"; methods = [ "POST" ]; $P },
     { domain = "ws.test"; $P },
-    { domain = "nosan.test"; $P },
-    { domain = "private.test"; ports = [ $HP ]; }
+    { domain = "nosan.test"; $P },    { domain = "private.test"; ports = [ $HP ]; },
+    { domain = "localhost"; $P }
   );
   hosts_file = "hosts";
   upstream_ca_file = "upca.pem";
@@ -125,6 +125,8 @@ for lit in 127.0.0.1 127.1 2130706433 0x7f000001 0177.0.0.1 "[::1]" "[::ffff:127
     [ "$(code --path-as-is "http://$lit:$HP/")" = 403 ]
     ok $? "IP literal $lit is refused"
 done
+getent hosts localhost >/dev/null && [ "$(C "http://localhost:$HP/hello")" = hello ]
+ok $? "a name outside hosts_file goes through the system resolver (localhost)"
 [ "$(code "http://a.test:$DEAD/")" = 502 ]
 ok $? "server down: 502"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$X/")" = 403 ]
