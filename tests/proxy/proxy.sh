@@ -235,6 +235,46 @@ ok $? "WebSocket inside an intercepted tunnel"
 [ "$(CLIENT ws "http://b.test:$HP/ws")" = "403 method not allowed" ]
 ok $? "WebSocket refused where methods are restricted"
 
+# --- other ways to listen: an inherited socket, a unix socket ---
+python3 - "$ASB_PROXY" <<'PY' &
+import os, socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(16)
+os.set_inheritable(s.fileno(), True)
+open("fdport.tmp", "w").write(str(s.getsockname()[1]))
+os.rename("fdport.tmp", "fdport")
+os.execv(sys.argv[1], [sys.argv[1], "--config", "asb.cfg", "--listen-fd", str(s.fileno()),
+                       "--log", "fd.log"])
+PY
+FDPROXY=$!
+at_exit "kill $FDPROXY 2>/dev/null"
+for _ in $(seq 50); do [ -s fdport ] && break; sleep 0.1; done
+[ "$(curl -sS --max-time 10 -x "http://127.0.0.1:$(cat fdport)" "http://a.test:$HP/hello")" = hello ]
+ok $? "--listen-fd: serves on a socket handed over by the launcher"
+kill "$FDPROXY" 2>/dev/null
+"$ASB_PROXY" --config asb.cfg --listen "unix:$TEST_TMP/proxy.sock" --log unix.log &
+UPROXY=$!
+at_exit "kill $UPROXY 2>/dev/null"
+for _ in $(seq 50); do [ -S proxy.sock ] && break; sleep 0.1; done
+out=$(python3 - "$TEST_TMP/proxy.sock" "$HP" <<'PY'
+import socket, sys
+s = socket.socket(socket.AF_UNIX)
+s.connect(sys.argv[1])
+s.sendall(b"GET http://a.test:%s/hello HTTP/1.1\r\nHost: a.test:%s\r\nConnection: close\r\n\r\n" % (sys.argv[2].encode(), sys.argv[2].encode()))
+data = b""
+while True:
+    d = s.recv(4096)
+    if not d:
+        break
+    data += d
+print(data.split(b"\r\n")[0].decode(), data.endswith(b"hello\n"))
+PY
+)
+[ "$out" = "HTTP/1.1 200 OK True" ]
+ok $? "--listen unix:PATH ($out)"
+kill "$UPROXY" 2>/dev/null
+
 # --- timeouts ---
 out=$(CLIENT raw "GET http://a.test:$HP/hello HTTP/1.1\\r\\n")
 [[ "$out" == "408 closed"* ]]
