@@ -29,6 +29,8 @@ static const struct bool_opt bool_opts[] = {
     {"allow-unix-sockets", "no-allow-unix-sockets", "ALLOW_UNIX_SOCKETS", NULL, NULL,
      offsetof(struct policy, unix_sockets)},
     {"network", "no-network", "NETWORK", NULL, NULL, offsetof(struct policy, network_enabled)},
+    {"require-landlock", "no-require-landlock", "REQUIRE_LANDLOCK", NULL, NULL,
+     offsetof(struct policy, require_landlock)},
     {"git-protection", "no-git-protection", "GIT_PROTECTION", "git", "protect", 0},
     {"allow-nix", "no-allow-nix", "ALLOW_NIX", "nix", "allow", 0},
     {"nix-accept-unsandboxed-builds", "no-nix-accept-unsandboxed-builds",
@@ -72,6 +74,7 @@ void cli_usage(void *file)
 	      "      --[no-]common-tools  coreutils, grep, sed, ... on PATH (default: on)\n"
 	      "      --[no-]allow-unix-sockets   AF_UNIX sockets inside\n"
 	      "      --no-network         loopback only\n"
+	      "      --require-landlock   refuse to start without Landlock\n"
 	      "      --no-git-protection  let the agent write git hooks and config (warned)\n"
 	      "      --allow-nix          expose the Nix daemon and store (plugins.nix)\n"
 	      "      --nix-accept-unsandboxed-builds  do not ask about an unsandboxed daemon\n"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "config.h"
 
+#include "rlimits.h"
 #include "log.h"
 
 #include <ctype.h>
@@ -269,7 +270,8 @@ static int load_sandbox(struct policy *p, const config_setting_t *g, expand_look
 {
 	static const char *const keys[] = {
 	    "name",     "command", "args",     "backend", "workspace",    "packages",   "rw_dirs",
-	    "rw_files", "ro_dirs", "ro_files", "env",     "common_tools", "allow_home", NULL};
+	    "rw_files", "ro_dirs", "ro_files", "env",     "common_tools", "allow_home",
+	    "limits",   "require_landlock", NULL};
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return type_error(g, "sandbox", "a group { }");
 	int r = check_keys(g, "sandbox", keys);
@@ -334,6 +336,11 @@ static int load_sandbox(struct policy *p, const config_setting_t *g, expand_look
 		return r;
 	if ((s = config_setting_get_member(g, "allow_home")) &&
 	    (r = get_bool(s, "sandbox.allow_home", &p->allow_home)) < 0)
+		return r;
+	if ((s = config_setting_get_member(g, "require_landlock")) &&
+	    (r = get_bool(s, "sandbox.require_landlock", &p->require_landlock)) < 0)
+		return r;
+	if ((s = config_setting_get_member(g, "limits")) && (r = limits_load(p, s)) < 0)
 		return r;
 	return 0;
 }

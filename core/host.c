@@ -5,6 +5,7 @@
 #include "launch.h"
 #include "layout.h"
 #include "log.h"
+#include "syscall_filter.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -396,6 +397,30 @@ static int h_sandbox_pid(struct asb_ctx *ctx, int64_t *out)
 	return 0;
 }
 
+static int h_plan_seccomp_allow(struct asb_ctx *ctx, const char *group)
+{
+	struct plan *plan = &L(ctx)->plan;
+	if (!group || seccomp_group_lookup(group) < 0)
+		return -ENOENT;
+	if (plan->finished || plan->n_seccomp_fds > 0)
+		return -EBUSY;
+	if (!plan_seccomp_allowed(plan, group))
+		log_msg(LOG_INFO, "seccomp: %s lifts the \"%s\" group (%s)", pname(ctx), group,
+		        seccomp_group_what(seccomp_group_lookup(group)));
+	return plan_seccomp_allow(plan, group, pname(ctx));
+}
+
+static int h_plan_seccomp_count(struct asb_ctx *ctx)
+{
+	return (int)L(ctx)->plan.n_seccomp_fds;
+}
+
+static int h_plan_seccomp_fd(struct asb_ctx *ctx, uint32_t index)
+{
+	const struct plan *plan = &L(ctx)->plan;
+	return index < plan->n_seccomp_fds ? plan->seccomp_fds[index] : -ERANGE;
+}
+
 static const struct asb_host table = {
     .struct_size = sizeof(struct asb_host),
     .abi_major = ASB_ABI_MAJOR,
@@ -431,6 +456,9 @@ static const struct asb_host table = {
     .out_keep_fd = h_out_keep_fd,
     .out_artifact = h_out_artifact,
     .sandbox_pid = h_sandbox_pid,
+    .plan_seccomp_allow = h_plan_seccomp_allow,
+    .plan_seccomp_count = h_plan_seccomp_count,
+    .plan_seccomp_fd = h_plan_seccomp_fd,
 };
 
 const struct asb_host *host_table(void)

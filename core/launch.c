@@ -2,6 +2,7 @@
 #include "launch.h"
 
 #include "config.h"
+#include "hardening.h"
 #include "layout.h"
 #include "log.h"
 #include "supervisor.h"
@@ -308,7 +309,7 @@ int launch_build(struct launch *l)
 		return r;
 	if ((r = run_hook(l, "env", offsetof(struct asb_hooks, env))) < 0)
 		return r;
-	if ((r = plan_finish(&l->plan)) < 0)
+	if ((r = hardening_plan(l)) < 0 || (r = plan_finish(&l->plan)) < 0)
 		return r;
 
 	/* The sandbox reports its pid on `info` and waits on `block` until the
@@ -428,6 +429,11 @@ static int spawn(struct launch *l, char **envp, const sigset_t *blocked, pid_t *
 				fcntl(l->keep_fds[i], F_SETFD, flags & ~FD_CLOEXEC);
 		}
 		sigprocmask(SIG_UNBLOCK, blocked, NULL);
+		int r = hardening_child(l);
+		if (r < 0) {
+			dprintf(STDERR_FILENO, "agentsandbox: cannot set limits: %s\n", strerror(-r));
+			_exit(125);
+		}
 		execve(l->out_argv.v[0], l->out_argv.v, envp);
 		dprintf(STDERR_FILENO, "agentsandbox: cannot run %s: %s\n", l->out_argv.v[0],
 		        strerror(errno));
@@ -459,6 +465,8 @@ int launch_run(struct launch *l)
 	if (log_fd >= 0)
 		log_attach_file(log_fd);
 	log_policy(l);
+	hardening_log(l);
+	hardening_self();
 	if (removed > 0)
 		log_msg(LOG_INFO, "pruned %d old session director%s", removed,
 		        removed == 1 ? "y" : "ies");

@@ -3,6 +3,7 @@
  * this file turns its results into messages and an exit status. */
 #include "cli.h"
 #include "config.h"
+#include "hardening.h"
 #include "launch.h"
 #include "layout.h"
 #include "log.h"
@@ -126,7 +127,7 @@ static int resolve_policy(struct policy *p, const struct cli *c)
 	return 0;
 }
 
-static void print_check(const struct launch *l)
+static int print_check(const struct launch *l)
 {
 	const struct policy *p = l->policy;
 	printf("config: %s: ok\n", p->config_file ? p->config_file : "(none)");
@@ -146,6 +147,7 @@ static void print_check(const struct launch *l)
 	}
 	printf("workspace: %s%s\n", p->workspace.value,
 	       layout_workspace_exposes_home(p) ? " (contains $HOME: needs --allow-home)" : "");
+	return hardening_check(stdout, l);
 }
 
 static int run_describe(struct launch *l)
@@ -234,11 +236,11 @@ int main(int argc, char **argv)
 		if ((r = run_describe(&l)) < 0) {
 			code = fail(r);
 		} else {
+			code = 0;
 			if (c.mode == MODE_SHOW_CONFIG)
 				show_config(stdout, &l);
-			else
-				print_check(&l);
-			code = 0;
+			else if (print_check(&l) < 0)
+				code = EXIT_SETUP;
 		}
 		launch_post_exit(&l, 0);
 		goto out_launch;

@@ -33,6 +33,17 @@ void plan_free(struct plan *plan)
 	free(plan->execs);
 	strv_clear(&plan->argv);
 	free(plan->chdir);
+	for (size_t i = 0; i < plan->n_seccomp_fds; i++)
+		close(plan->seccomp_fds[i]);
+	free(plan->seccomp_fds);
+	for (size_t i = 0; i < plan->n_seccomp_allow; i++) {
+		free(plan->seccomp_allow[i].group);
+		free(plan->seccomp_allow[i].origin);
+	}
+	free(plan->seccomp_allow);
+	free(plan->init_path);
+	strv_clear(&plan->init_args);
+	free(plan->tcp_connect_ports);
 	*plan = (struct plan){0};
 }
 
@@ -183,6 +194,97 @@ int plan_add_exec(struct plan *plan, const char *name, const char *target)
 	return 0;
 }
 
+int plan_add_seccomp_fd(struct plan *plan, int fd)
+{
+	if (fd < 0)
+		return -EBADF;
+	int *n = realloc(plan->seccomp_fds, (plan->n_seccomp_fds + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	plan->seccomp_fds = n;
+	n[plan->n_seccomp_fds++] = fd;
+	return 0;
+}
+
+bool plan_seccomp_allowed(const struct plan *plan, const char *group)
+{
+	for (size_t i = 0; i < plan->n_seccomp_allow; i++)
+		if (strcmp(plan->seccomp_allow[i].group, group) == 0)
+			return true;
+	return false;
+}
+
+int plan_seccomp_allow(struct plan *plan, const char *group, const char *origin)
+{
+	if (plan_seccomp_allowed(plan, group))
+		return 0;
+	struct plan_seccomp_allow *n =
+	    realloc(plan->seccomp_allow, (plan->n_seccomp_allow + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	plan->seccomp_allow = n;
+	struct plan_seccomp_allow a = {strdup(group), strdup(origin ? origin : "core")};
+	if (!a.group || !a.origin) {
+		free(a.group);
+		free(a.origin);
+		return -ENOMEM;
+	}
+	plan->seccomp_allow[plan->n_seccomp_allow++] = a;
+	return 0;
+}
+
+int plan_set_init(struct plan *plan, const char *host_path, struct strv *args)
+{
+	if (host_path[0] != '/' || plan->finished)
+		return -EINVAL;
+	char *p = strdup(host_path);
+	if (!p)
+		return -ENOMEM;
+	free(plan->init_path);
+	plan->init_path = p;
+	strv_clear(&plan->init_args);
+	plan->init_args = *args;
+	*args = (struct strv){0};
+	return 0;
+}
+
+int plan_filter_tcp_connect(struct plan *plan, uint16_t port)
+{
+	plan->tcp_connect_filtered = true;
+	if (port == 0)
+		return 0;
+	for (size_t i = 0; i < plan->n_tcp_connect_ports; i++)
+		if (plan->tcp_connect_ports[i] == port)
+			return 0;
+	uint16_t *n =
+	    realloc(plan->tcp_connect_ports, (plan->n_tcp_connect_ports + 1) * sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	plan->tcp_connect_ports = n;
+	n[plan->n_tcp_connect_ports++] = port;
+	return 0;
+}
+
+/* argv becomes: init, its options, "--", argv. */
+static int prefix_init(struct plan *plan)
+{
+	struct strv argv = {0};
+	int r = strv_push(&argv, PLAN_INIT);
+	for (size_t i = 0; r >= 0 && i < plan->init_args.n; i++)
+		r = strv_push(&argv, plan->init_args.v[i]);
+	if (r >= 0)
+		r = strv_push(&argv, "--");
+	for (size_t i = 0; r >= 0 && i < plan->argv.n; i++)
+		r = strv_push(&argv, plan->argv.v[i]);
+	if (r < 0) {
+		strv_clear(&argv);
+		return r;
+	}
+	strv_clear(&plan->argv);
+	plan->argv = argv;
+	return 0;
+}
+
 int plan_finish(struct plan *plan)
 {
 	if (plan->finished)
@@ -201,6 +303,10 @@ int plan_finish(struct plan *plan)
 		                        dest, "core")) < 0)
 			return r;
 	}
+	if (plan->init_path &&
+	    ((r = plan_bind(plan, ASB_MOUNT_RO_BIND, plan->init_path, PLAN_INIT, 0, "core")) < 0 ||
+	     (r = prefix_init(plan)) < 0))
+		return r;
 	if ((r = plan_add_mount(plan, ASB_MOUNT_REMOUNT_RO, 0, 0, -1, NULL, PLAN_BIN_ROOT,
 	                        "core")) < 0)
 		return r;

@@ -29,6 +29,12 @@ struct plan_exec {
 	char *target;
 };
 
+/* A seccomp group lifted by a plugin (logged and shown). */
+struct plan_seccomp_allow {
+	char *group;
+	char *origin;
+};
+
 struct plan {
 	struct plan_mount *mounts;
 	size_t n_mounts;
@@ -40,11 +46,24 @@ struct plan {
 	char *chdir;
 	uint32_t flags;
 	bool finished;
+
+	/* Kernel hardening (core/hardening.c fills these before plan_finish). */
+	int *seccomp_fds; /* BPF programs, applied in order */
+	size_t n_seccomp_fds;
+	struct plan_seccomp_allow *seccomp_allow;
+	size_t n_seccomp_allow;
+	char *init_path;       /* host path of agentsandbox-init; NULL: none */
+	struct strv init_args; /* its options; plan_finish puts argv after "--" */
+	/* Landlock TCP connect filter: when on, only these ports (networking). */
+	bool tcp_connect_filtered;
+	uint16_t *tcp_connect_ports;
+	size_t n_tcp_connect_ports;
 };
 
 /* Where declared executables appear inside; PATH is exactly this. */
 #define PLAN_BIN_ROOT "/run/agentsandbox"
 #define PLAN_BIN_DIR  PLAN_BIN_ROOT "/bin"
+#define PLAN_INIT     PLAN_BIN_ROOT "/init"
 
 void plan_free(struct plan *plan);
 
@@ -70,6 +89,18 @@ const char *plan_getenv(const struct plan *plan, const char *key);
  * with the same name is ignored (first one wins: packages before the common
  * set). */
 int plan_add_exec(struct plan *plan, const char *name, const char *target);
+
+/* Keep a seccomp BPF program (the plan takes ownership of fd). */
+int plan_add_seccomp_fd(struct plan *plan, int fd);
+/* Lift a seccomp group (names in core/seccomp.c); idempotent. */
+int plan_seccomp_allow(struct plan *plan, const char *group, const char *origin);
+bool plan_seccomp_allowed(const struct plan *plan, const char *group);
+/* Run `host_path` first inside (bound at PLAN_INIT), with these options
+ * (taken), then "--" and the agent's argv. */
+int plan_set_init(struct plan *plan, const char *host_path, struct strv *args);
+/* Restrict TCP connect() inside to the ports given (Landlock ABI >= 4);
+ * port 0 only turns the filter on (no port at all). */
+int plan_filter_tcp_connect(struct plan *plan, uint16_t port);
 
 /* Render the PATH directory (after every plugin had its say). Idempotent. */
 int plan_finish(struct plan *plan);

@@ -53,6 +53,15 @@ struct plugin_override {
 	int source;
 };
 
+/* sandbox.limits (core/limits.c); source SRC_DEFAULT: the built-in default. */
+enum { LIMIT_NOFILE, LIMIT_NPROC, LIMIT_CPU, LIMIT_AS, LIMIT_COUNT };
+#define LIMIT_UNLIMITED (-1)
+struct plimit {
+	int64_t value; /* LIMIT_UNLIMITED or the limit */
+	int source;
+	int line;
+};
+
 struct policy {
 	/* Identity of the launch. */
 	char *config_file; /* absolute, or NULL when none */
@@ -74,6 +83,8 @@ struct policy {
 	size_t n_env;
 	struct pbool common_tools;
 	struct pbool allow_home;
+	struct pbool require_landlock;
+	struct plimit limits[LIMIT_COUNT];
 
 	/* network group (wiring comes with the networking work) */
 	struct pbool network_enabled;

@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 #include "show.h"
 
+#include "hardening.h"
+
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
@@ -218,6 +220,8 @@ void show_config(FILE *out, const struct launch *l)
 		else
 			fprintf(out, "%s=%s\n", e->key, e->value);
 	}
+
+	hardening_show(out, l);
 
 	fputs("\n# backend command\n", out);
 	for (size_t i = 0; i < l->out_argv.n; i++) {

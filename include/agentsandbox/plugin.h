@@ -28,7 +28,7 @@ extern "C" {
 
 #define ASB_PLUGIN_MAGIC 0x50425341u /* "ASBP" */
 #define ASB_ABI_MAJOR    1u
-#define ASB_ABI_MINOR    0u
+#define ASB_ABI_MINOR    1u
 
 #define ASB_PLUGIN_ENTRY      asb_plugin_entry
 #define ASB_PLUGIN_ENTRY_NAME "asb_plugin_entry"
@@ -77,6 +77,9 @@ extern "C" {
 #define ASB_PLAN_SHARE_NET       0x1u /* keep the host network namespace */
 #define ASB_PLAN_DIE_WITH_PARENT 0x2u /* kill the sandbox when the launcher dies */
 #define ASB_PLAN_NEW_SESSION     0x4u /* setsid() inside (detaches the terminal) */
+/* ABI 1.1: no new user namespaces inside; a backend with its own way to say
+ * so (bwrap --disable-userns) adds it as a second layer to seccomp's. */
+#define ASB_PLAN_NO_USERNS 0x8u
 
 struct asb_ctx; /* opaque: one per plugin per launch */
 
@@ -173,6 +176,19 @@ struct asb_host {
 	/* The sandbox's pid in the launcher's pid namespace (network hook and
 	 * later); -ESRCH before it exists. */
 	int (*sandbox_pid)(struct asb_ctx *ctx, int64_t *out);
+
+	/* ABI 1.1: kernel hardening. Check ASB_HAS(host, struct asb_host, ...)
+	 * first: a 1.0 host does not have these. */
+	/* Lift one seccomp group for this launch ("userns" for a browser's own
+	 * sandbox, "ptrace", ...; `agentsandbox --check` lists them). Logged in
+	 * launch.log and shown by --show-config. Call it from configure,
+	 * pre_mount or env; -ENOENT for an unknown group, -EBUSY once the
+	 * filter is compiled. */
+	int (*plan_seccomp_allow)(struct asb_ctx *ctx, const char *group);
+	/* Backends: the seccomp BPF programs (sock_fprog instructions in an
+	 * fd, at offset 0) to apply inside, in order. fd is borrowed. */
+	int (*plan_seccomp_count)(struct asb_ctx *ctx);
+	int (*plan_seccomp_fd)(struct asb_ctx *ctx, uint32_t index);
 };
 
 typedef int (*asb_hook_fn)(const struct asb_host *host, struct asb_ctx *ctx);

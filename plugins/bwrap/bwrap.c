@@ -199,6 +199,7 @@ static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, char *w
 	}
 	unsigned major = 0, minor = 0;
 	sscanf(bwrap_version, "%u.%u", &major, &minor);
+	bwrap_set_version(major, minor);
 	if (major == 0 && minor < 7) {
 		snprintf(why, why_len, "bwrap %s is too old: --ro-bind-fd needs 0.7 or newer",
 		         bwrap_version);

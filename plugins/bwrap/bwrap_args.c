@@ -15,6 +15,19 @@
 			return _r;                                                                 \
 	} while (0)
 
+static unsigned version_major, version_minor;
+
+void bwrap_set_version(unsigned major, unsigned minor)
+{
+	version_major = major;
+	version_minor = minor;
+}
+
+static bool version_at_least(unsigned major, unsigned minor)
+{
+	return version_major > major || (version_major == major && version_minor >= minor);
+}
+
 static int out_fd(const struct asb_host *host, struct asb_ctx *ctx, int fd)
 {
 	char num[16];
@@ -141,6 +154,25 @@ int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const char *b
 		if ((r = render_mount(host, ctx, &m)) < 0)
 			return r;
 	}
+
+	/* Seccomp programs last, so they apply to the agent only: bubblewrap
+	 * installs them right before its exec. */
+	if (ASB_HAS(host, struct asb_host, plan_seccomp_count) &&
+	    ASB_HAS(host, struct asb_host, plan_seccomp_fd)) {
+		int count = host->plan_seccomp_count(ctx);
+		for (int i = 0; i < count; i++) {
+			int fd = host->plan_seccomp_fd(ctx, (uint32_t)i);
+			if (fd < 0)
+				return fd;
+			OUT("--add-seccomp-fd");
+			if ((r = out_fd(host, ctx, fd)) < 0)
+				return r;
+		}
+	}
+	/* A second layer under seccomp's: the sandbox's user namespace allows
+	 * no nested one. */
+	if ((flags & ASB_PLAN_NO_USERNS) && version_at_least(0, 8))
+		OUT("--disable-userns");
 
 	const char *dir = host->plan_chdir(ctx);
 	if (dir) {

@@ -1,0 +1,210 @@
+/* SPDX-License-Identifier: MIT */
+/* agentsandbox-init: the first program inside the sandbox. It applies a
+ * Landlock ruleset (the second layer under the mount namespace), then execs
+ * the agent. Rules come as arguments, so bwrap.args records them:
+ *
+ *   agentsandbox-init [--write PATH] [--write-files PATH] [--exec PATH]
+ *                     [--connect PORT] [--filter-connect] [--scope] [--require]
+ *                     -- COMMAND [ARGS...]
+ *
+ *   --write PATH        create, remove, write beneath PATH (a file: write it)
+ *   --write-files PATH  write existing files beneath PATH (devices, /proc)
+ *   --exec PATH         execute PATH (a file) or anything beneath it
+ *   --filter-connect    TCP connect() only to the --connect ports (ABI >= 4)
+ *   --scope             signals and abstract unix sockets stay inside (ABI >= 6)
+ *   --require           no Landlock in this kernel is an error, not a no-op
+ *
+ * A path that does not exist inside is skipped: nothing is allowed there.
+ * Exit status 125 when the ruleset cannot be applied. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_landlock_create_ruleset
+#define SYS_landlock_create_ruleset 444
+#define SYS_landlock_add_rule       445
+#define SYS_landlock_restrict_self  446
+#endif
+
+/* The uapi as of ABI 6; Debian 12's headers stop at ABI 2. */
+struct ll_ruleset_attr {
+	uint64_t handled_access_fs;
+	uint64_t handled_access_net;
+	uint64_t scoped;
+};
+
+struct ll_path_beneath_attr {
+	uint64_t allowed_access;
+	int32_t parent_fd;
+} __attribute__((packed));
+
+struct ll_net_port_attr {
+	uint64_t allowed_access;
+	uint64_t port;
+};
+
+#define LL_CREATE_RULESET_VERSION (1U << 0)
+#define LL_RULE_PATH_BENEATH      1
+#define LL_RULE_NET_PORT          2
+
+#define FS_EXECUTE     (1ULL << 0)
+#define FS_WRITE_FILE  (1ULL << 1)
+#define FS_READ_FILE   (1ULL << 2)
+#define FS_REMOVE_DIR  (1ULL << 4)
+#define FS_REMOVE_FILE (1ULL << 5)
+#define FS_MAKE_CHAR   (1ULL << 6)
+#define FS_MAKE_DIR    (1ULL << 7)
+#define FS_MAKE_REG    (1ULL << 8)
+#define FS_MAKE_SOCK   (1ULL << 9)
+#define FS_MAKE_FIFO   (1ULL << 10)
+#define FS_MAKE_BLOCK  (1ULL << 11)
+#define FS_MAKE_SYM    (1ULL << 12)
+#define FS_REFER       (1ULL << 13) /* ABI 2 */
+#define FS_TRUNCATE    (1ULL << 14) /* ABI 3 */
+#define FS_IOCTL_DEV   (1ULL << 15) /* ABI 5 */
+
+#define NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
+
+#define SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
+#define SCOPE_SIGNAL        (1ULL << 1)
+
+#define FS_WRITE_DIR                                                                               \
+	(FS_WRITE_FILE | FS_REMOVE_DIR | FS_REMOVE_FILE | FS_MAKE_CHAR | FS_MAKE_DIR |             \
+	 FS_MAKE_REG | FS_MAKE_SOCK | FS_MAKE_FIFO | FS_MAKE_BLOCK | FS_MAKE_SYM | FS_REFER |      \
+	 FS_TRUNCATE)
+#define FS_FILE_RIGHTS (FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV)
+
+enum kind { K_WRITE, K_WRITE_FILES, K_EXEC };
+
+static const char *self = "agentsandbox-init";
+
+static int die(const char *what, int err)
+{
+	fprintf(stderr, "%s: %s: %s\n", self, what, strerror(err));
+	return 125;
+}
+
+static int add_path(int ruleset, uint64_t handled, enum kind kind, const char *path)
+{
+	int fd = open(path, O_PATH | O_CLOEXEC);
+	if (fd < 0)
+		return 0; /* not there inside: nothing to allow */
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		close(fd);
+		return -errno;
+	}
+	uint64_t access = kind == K_EXEC    ? FS_EXECUTE
+	                  : kind == K_WRITE ? FS_WRITE_DIR
+	                                    : FS_WRITE_FILE | FS_TRUNCATE;
+	if (!S_ISDIR(st.st_mode))
+		access &= FS_FILE_RIGHTS;
+	struct ll_path_beneath_attr attr = {.allowed_access = access & handled, .parent_fd = fd};
+	int r = 0;
+	if (attr.allowed_access &&
+	    syscall(SYS_landlock_add_rule, ruleset, LL_RULE_PATH_BENEATH, &attr, 0) < 0)
+		r = -errno;
+	close(fd);
+	return r;
+}
+
+int main(int argc, char **argv)
+{
+	int sep = -1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			sep = i;
+			break;
+		}
+	if (sep < 0 || sep + 1 >= argc) {
+		fprintf(stderr, "usage: %s [rules...] -- COMMAND [ARGS...]\n", self);
+		return 125;
+	}
+	int require = 0, scope = 0, filter_connect = 0;
+	for (int i = 1; i < sep; i++) {
+		if (strcmp(argv[i], "--require") == 0)
+			require = 1;
+		else if (strcmp(argv[i], "--scope") == 0)
+			scope = 1;
+		else if (strcmp(argv[i], "--filter-connect") == 0 ||
+		         strcmp(argv[i], "--connect") == 0)
+			filter_connect = 1;
+	}
+
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+	if (abi < 1) {
+		if (require)
+			return die("Landlock is required but not available in this kernel",
+			           errno ? errno : ENOSYS);
+		goto run;
+	}
+
+	uint64_t handled = FS_EXECUTE | FS_WRITE_DIR;
+	if (abi < 2)
+		handled &= ~FS_REFER;
+	if (abi < 3)
+		handled &= ~FS_TRUNCATE;
+	struct ll_ruleset_attr attr = {.handled_access_fs = handled};
+	if (filter_connect && abi >= 4)
+		attr.handled_access_net = NET_CONNECT_TCP;
+	if (scope && abi >= 6)
+		attr.scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL;
+	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (ruleset < 0)
+		return die("landlock_create_ruleset", errno);
+
+	for (int i = 1; i < sep; i++) {
+		const char *opt = argv[i];
+		enum kind kind;
+		if (strcmp(opt, "--write") == 0)
+			kind = K_WRITE;
+		else if (strcmp(opt, "--write-files") == 0)
+			kind = K_WRITE_FILES;
+		else if (strcmp(opt, "--exec") == 0)
+			kind = K_EXEC;
+		else if (strcmp(opt, "--connect") == 0) {
+			if (i + 1 >= sep)
+				return die("--connect needs a port", EINVAL);
+			char *end;
+			unsigned long port = strtoul(argv[++i], &end, 10);
+			if (*end || port == 0 || port > 65535)
+				return die("--connect: not a port", EINVAL);
+			struct ll_net_port_attr np = {.allowed_access = NET_CONNECT_TCP,
+			                              .port = port};
+			if (attr.handled_access_net &&
+			    syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0) < 0)
+				return die("landlock_add_rule (port)", errno);
+			continue;
+		} else if (strcmp(opt, "--require") == 0 || strcmp(opt, "--scope") == 0 ||
+		           strcmp(opt, "--filter-connect") == 0) {
+			continue;
+		} else {
+			fprintf(stderr, "%s: unknown option %s\n", self, opt);
+			return 125;
+		}
+		if (i + 1 >= sep) {
+			fprintf(stderr, "%s: %s needs a path\n", self, opt);
+			return 125;
+		}
+		int r = add_path(ruleset, handled, kind, argv[++i]);
+		if (r < 0)
+			return die(argv[i], -r);
+	}
+	/* bubblewrap set it already; landlock_restrict_self needs it. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return die("PR_SET_NO_NEW_PRIVS", errno);
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+		return die("landlock_restrict_self", errno);
+	close(ruleset);
+run:
+	execv(argv[sep + 1], argv + sep + 1);
+	fprintf(stderr, "%s: cannot run %s: %s\n", self, argv[sep + 1], strerror(errno));
+	return errno == ENOENT ? 127 : 126;
+}
