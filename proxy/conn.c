@@ -76,6 +76,7 @@ enum tkind { T_NONE, T_IDLE, T_HEADER, T_CONNECT, T_IO, T_CLOSING };
 
 struct conn {
 	struct proxy *px;
+	struct conn *next, **pprev; /* in px->conns */
 	struct side cli, up;
 	struct flow c2u, u2c;
 	enum rstate rstate;
@@ -364,6 +365,9 @@ static void conn_free(struct conn *c)
 		flow_close_pipe(flows[i]);
 	}
 	free(c->req_path);
+	*c->pprev = c->next;
+	if (c->next)
+		c->next->pprev = c->pprev;
 	free(c);
 	if (px->n_conns-- == px->max_conns)
 		ev_io_start(px->loop, &px->listen_io); /* room again */
@@ -1355,6 +1359,11 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		ev_init(&c->timer, on_timer);
 		c->timer.data = c;
 		px->n_conns++;
+		c->next = px->conns;
+		if (c->next)
+			c->next->pprev = &c->next;
+		c->pprev = &px->conns;
+		px->conns = c;
 		drive(c);
 	}
 }
@@ -1385,6 +1394,16 @@ int proxy_server_tls_ctx(SSL_CTX **out)
 	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
 	*out = ctx;
 	return 0;
+}
+
+void proxy_stop(struct proxy *px)
+{
+	ev_io_stop(px->loop, &px->listen_io);
+	px->max_conns = SIZE_MAX; /* so closing does not resume accepting */
+	while (px->conns)
+		conn_free(px->conns);
+	while (pool_n)
+		free(pool[--pool_n]);
 }
 
 void proxy_start(struct proxy *px)

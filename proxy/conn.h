@@ -21,9 +21,12 @@ struct proxy {
 	struct sockaddr_storage self; /* where we listen: dialing it is refused */
 	socklen_t self_len;
 	size_t n_conns, max_conns;
+	struct conn *conns; /* every open connection, to close them at exit */
 	double header_timeout, idle_timeout, connect_timeout, io_timeout;
 };
 
 int proxy_server_tls_ctx(SSL_CTX **out);
 /* Start accepting on px->listen_fd (already listening, non-blocking). */
 void proxy_start(struct proxy *px);
+/* Stop accepting and close every connection. */
+void proxy_stop(struct proxy *px);

@@ -343,7 +343,10 @@ int main(int argc, char **argv)
 		close(ready_fd);
 	}
 	ev_run(px.loop, 0);
-
+	proxy_stop(&px);
+	close(px.listen_fd);
+	if (listen_spec && strncmp(listen_spec, "unix:", 5) == 0)
+		unlink(listen_spec + 5);
 	SSL_CTX_free(px.server_ctx);
 	SSL_CTX_free(px.client_ctx);
 	tls_ca_free(px.ca);

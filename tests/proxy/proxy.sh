@@ -274,15 +274,26 @@ PY
 [ "$out" = "HTTP/1.1 200 OK True" ]
 ok $? "--listen unix:PATH ($out)"
 kill "$UPROXY" 2>/dev/null
+wait "$UPROXY" 2>/dev/null
+[ ! -e proxy.sock ]
+ok $? "the unix socket is removed at exit"
 
 # --- timeouts ---
 out=$(CLIENT raw "GET http://a.test:$HP/hello HTTP/1.1\\r\\n")
 [[ "$out" == "408 closed"* ]]
 ok $? "an incomplete request head times out with 408 ($out)"
 
+CLIENT idle 10 >idle.out &
+IDLE=$!
+C -o /dev/null "http://a.test:$HP/big?n=$((512 * 1024 * 1024))" 2>/dev/null &
+BIG=$!
+sleep 0.5
 kill "$PROXY"
-wait "$PROXY" 2>/dev/null
-ok 0 "proxy stops on SIGTERM"
+wait "$PROXY"
+ok $? "proxy stops on SIGTERM, with connections open"
+wait "$IDLE" "$BIG" 2>/dev/null
+[[ "$(cat idle.out)" == closed* ]]
+ok $? "open connections are closed at exit"
 ! grep -qi -e "sanitizer" -e "runtime error" proxy.err
 ok $? "no sanitizer reports"
 done_testing
