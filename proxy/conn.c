@@ -455,7 +455,12 @@ static bool hop_by_hop(const struct http_msg *m, struct http_str name)
 	    "proxy-authenticate", "te",         "upgrade",          "http2-settings"};
 	for (size_t i = 0; i < sizeof(hop) / sizeof(hop[0]); i++)
 		if (http_str_ieq(name, hop[i]))
-			return true;
+			return true; /* Framing and Host are never removed, whatever Connection
+			              * says: dropping them would let the two sides split the body
+			              * differently. */
+	if (http_str_ieq(name, "content-length") || http_str_ieq(name, "transfer-encoding") ||
+	    http_str_ieq(name, "host"))
+		return false;
 	char lname[128];
 	if (name.n >= sizeof(lname))
 		return false;

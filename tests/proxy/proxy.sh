@@ -115,6 +115,8 @@ ok $? "every denial is logged"
 ok $? "method not allowed: 403 and logged"
 [ "$(C -X POST -d abc "http://b.test:$HP/upload")" = "3 $(printf abc | sha256sum | cut -d' ' -f1)" ]
 ok $? "a path rule allows POST /upload"
+[ "$(C -H 'Connection: Content-Length, Host' -d abc "http://b.test:$HP/upload")" = "3 $(printf abc | sha256sum | cut -d' ' -f1)" ]
+ok $? "Connection cannot strip Content-Length or Host"
 [ "$(code "http://b.test:$HP/upload/")" = 403 ] && logged "blocked: GET b.test:$HP/upload/ (method not allowed)"
 ok $? "the path rule replaces the domain policy for its path"
 [ "$(code "http://a.test:1/")" = 403 ] && logged "blocked: GET a.test:1/ (port not allowed)"
