@@ -76,7 +76,7 @@ bool netrules_host_port_allowed(const struct netrules *rules, const char *host, 
 bool netrules_all_methods(const struct netrule *rule);
 
 /* Canonical path for matching and logs: query dropped, repeated slashes merged,
- * %XX of unreserved characters decoded. Dot segments (also percent-encoded) are
+ * %XX of unreserved characters and of '/' decoded. Dot segments (also percent-encoded) are
  * refused with -EINVAL, since servers resolve them after we matched. -ENAMETOOLONG
  * if it does not fit. */
 int netrules_path_normalize(const char *raw, size_t len, char *out, size_t outlen);

@@ -172,8 +172,9 @@ int netrules_path_normalize(const char *raw, size_t len, char *out, size_t outle
 			if (hi < 0 || lo < 0)
 				return -EINVAL;
 			unsigned char d = (unsigned char)(hi << 4 | lo);
-			i += 2;
-			if (is_unreserved(d)) {
+			i += 2; /* %2F too: many servers decode it before routing, and a restrictive
+			         * path rule must not be sidestepped by spelling the slash. */
+			if (is_unreserved(d) || d == '/') {
 				c = (char)d;
 			} else {
 				static const char hex[] = "0123456789ABCDEF";
@@ -567,8 +568,9 @@ static bool path_covers(const char *rule, const char *path)
 {
 	size_t n = strlen(rule);
 	if (strncmp(rule, path, n) != 0)
-		return false;
-	return path[n] == '\0' || path[n] == '/' || rule[n - 1] == '/';
+		return false; /* ';' starts path parameters that servers like Tomcat strip before
+		                 routing */
+	return path[n] == '\0' || path[n] == '/' || path[n] == ';' || rule[n - 1] == '/';
 }
 
 bool netrules_all_methods(const struct netrule *rule)

@@ -125,6 +125,9 @@ static const struct vec vec_a[] = {
     {"only.paths.org", "POST", "/v1/admin", M},
     {"only.paths.org", "GET", "/v1/admin/x", A},
     {"only.paths.org", "GET", "/v1admin", P},
+    {"only.paths.org", "POST", "/v1/admin;jsessionid=1", M}, /* path parameters */
+    {"only.paths.org", "POST", "/v1%2Fadmin", M},            /* an encoded slash */
+    {"only.paths.org", "POST", "/v1%2fadmin/x", M},
     {"sub.only.paths.org", "GET", "/v2", P},
     {"docs.org", "GET", "/Guide", A},
     {"docs.org", "GET", "/guide", P},
@@ -252,12 +255,15 @@ static void test_path_normalize(void **state)
 	static const struct {
 		const char *in, *out;
 	} ok[] = {
-	    {"/", "/"},           {"/a//b", "/a/b"},      {"/a/%62", "/a/b"},   {"/a?x=../", "/a"},
-	    {"/a%2Fb", "/a%2Fb"}, {"/%7Euser", "/~user"}, {"/a%2fb", "/a%2Fb"}, {"/a#frag", "/a"},
-	    {"/a/", "/a/"},       {"/..a", "/..a"},       {"/a.b/c", "/a.b/c"}, {"///", "/"},
+	    {"/", "/"},           {"/a//b", "/a/b"},    {"/a/%62", "/a/b"},
+	    {"/a?x=../", "/a"},   {"/a%2Fb", "/a/b"},   {"/%7Euser", "/~user"},
+	    {"/a%2fb", "/a/b"},   {"/a%3fb", "/a%3Fb"}, {"/a%2F%2Fb", "/a/b"},
+	    {"/a#frag", "/a"},    {"/a/", "/a/"},       {"/..a", "/..a"},
+	    {"/a.b/c", "/a.b/c"}, {"///", "/"},
 	};
-	static const char *const bad[] = {"/a/../b", "/a/%2e%2E/b", "/a/./b", "/a%zz", "/a/b/..",
-	                                  "/.",      "/%2e",        "a/b",    "",      "/a%2"};
+	static const char *const bad[] = {"/a/..%2Fb", "/a/%2e%2e%2fb", "/a/../b", "/a/%2e%2E/b",
+	                                  "/a/./b",    "/a%zz",         "/a/b/..", "/.",
+	                                  "/%2e",      "a/b",           "",        "/a%2"};
 	char out[256];
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		assert_true(netrules_path_normalize(ok[i].in, strlen(ok[i].in), out, sizeof(out)) >
