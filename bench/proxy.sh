@@ -27,7 +27,8 @@ PIDS=()
 cleanup() {
     for p in "${PIDS[@]+"${PIDS[@]}"}"; do kill "$p" 2>/dev/null; done
     [ -f "$W/nginx.pid" ] && kill "$(cat "$W/nginx.pid")" 2>/dev/null
-    [ -f "$W/squid.pid" ] && kill "$(cat "$W/squid.pid")" 2>/dev/null    sleep 1
+    [ -f "$W/squid.pid" ] && kill "$(cat "$W/squid.pid")" 2>/dev/null
+    sleep 1
     for p in "${PIDS[@]+"${PIDS[@]}"}"; do kill -9 "$p" 2>/dev/null; done
     rm -rf "$W" /dev/shm/squid-asbbench$$*
 }
