@@ -27,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -121,18 +122,45 @@ static size_t buf_avail(const struct buf *b)
 }
 
 /* Input buffers come from a small pool: busy connections reuse them without a
- * system call, idle ones hold none, and beyond the pool they go back to the
- * kernel (main sets the mmap threshold at BUF_SIZE), so RSS follows the number
- * of active connections, not the peak. */
+ * system call, idle ones hold none, and beyond the pool they are mapped and
+ * unmapped directly (malloc could carve them out of a heap that never shrinks),
+ * so RSS follows the number of active connections, not the peak. */
 #define POOL_MAX 64
 static char *pool[POOL_MAX];
 static size_t pool_n;
 
+/* AddressSanitizer only sees overflows of malloc'd memory: use it there. */
+#if defined(__SANITIZE_ADDRESS__)
+#define BUF_MALLOC 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define BUF_MALLOC 1
+#endif
+#endif
+
+static void *buf_map(void)
+{
+#ifdef BUF_MALLOC
+	return malloc(BUF_SIZE);
+#else
+	void *p = mmap(NULL, BUF_SIZE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	return p == MAP_FAILED ? NULL : p;
+#endif
+}
+
+static void buf_unmap(void *p)
+{
+#ifdef BUF_MALLOC
+	free(p);
+#else
+	munmap(p, BUF_SIZE);
+#endif
+}
 static int inbuf_get(struct buf *b)
 {
 	if (b->data)
 		return 0;
-	b->data = pool_n ? pool[--pool_n] : malloc(BUF_SIZE);
+	b->data = pool_n ? pool[--pool_n] : buf_map();
 	if (!b->data)
 		return -ENOMEM;
 	b->cap = BUF_SIZE;
@@ -144,8 +172,8 @@ static void inbuf_put(struct buf *b)
 {
 	if (b->data && pool_n < POOL_MAX)
 		pool[pool_n++] = b->data;
-	else
-		free(b->data);
+	else if (b->data)
+		buf_unmap(b->data);
 	*b = (struct buf){0};
 }
 
@@ -1408,7 +1436,7 @@ void proxy_stop(struct proxy *px)
 	while (px->conns)
 		conn_free(px->conns);
 	while (pool_n)
-		free(pool[--pool_n]);
+		buf_unmap(pool[--pool_n]);
 }
 
 void proxy_start(struct proxy *px)

@@ -9,7 +9,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <malloc.h>
 #include <stdarg.h>
 #include <netdb.h>
 #include <signal.h>
@@ -319,9 +318,6 @@ int main(int argc, char **argv)
 			plog_info("listening on %s%s%s:%s", strchr(h, ':') ? "[" : "", h,
 			          strchr(h, ':') ? "]" : "", p);
 	}
-
-	/* Connection buffers (32 KiB) are mmapped so freeing returns them to the kernel. */
-	mallopt(M_MMAP_THRESHOLD, 32 * 1024);
 	signal(SIGPIPE, SIG_IGN);
 	size_t fds = raise_nofile();
 	px.max_conns = max_conns ? (size_t)max_conns : fds / 4;

@@ -23,7 +23,7 @@ python3 "$HERE/servers.py" ports srv.pem srv.key &
 SERVERS=$!
 at_exit "kill $SERVERS 2>/dev/null"
 for _ in $(seq 100); do [ -s ports ] && break; sleep 0.1; done
-read -r HP SP <ports || skip_all "origin servers did not start"
+read -r HP SP <ports || { echo "Bail out! the origin servers did not start"; exit 1; }
 DEAD=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 
 cat >hosts <<HOSTS
@@ -40,7 +40,8 @@ network: {
     { domain = "b.test"; methods = [ "GET", "HEAD" ]; $P },
     { domain = "b.test"; path = "/upload"; methods = [ "POST" ]; $P },
     { domain = "ws.test"; $P },
-    { domain = "nosan.test"; $P },    { domain = "private.test"; ports = [ $HP ]; },
+    { domain = "nosan.test"; $P },
+    { domain = "private.test"; ports = [ $HP ]; },
     { domain = "localhost"; $P }
   );
   hosts_file = "hosts";
@@ -71,7 +72,7 @@ check_fails "no allowed_domains: refuses to run" -- "$ASB_PROXY" --config open.c
 # --- start the proxy; --ready-fd says when it listens and the CA is written ---
 mkfifo ready
 "$ASB_PROXY" --config asb.cfg --listen 127.0.0.1:0 --ca-out ca.pem --log proxy.log \
-    --header-timeout 2 --ready-fd 3 3>ready 2>proxy.err &
+    --header-timeout 2 --io-timeout 3 --ready-fd 3 3>ready 2>proxy.err &
 PROXY=$!
 at_exit "kill $PROXY 2>/dev/null"
 read -r -t 10 -n 1 _ <ready
@@ -129,6 +130,9 @@ for lit in 127.0.0.1 127.1 2130706433 0x7f000001 0177.0.0.1 "[::1]" "[::ffff:127
 done
 getent hosts localhost >/dev/null && [ "$(C "http://localhost:$HP/hello")" = hello ]
 ok $? "a name outside hosts_file goes through the system resolver (localhost)"
+t0=$(date +%s)
+[ "$(code "http://a.test:$HP/hang")" = 504 ] && [ $(($(date +%s) - t0)) -lt 10 ]
+ok $? "a server that does not answer: 504 after --io-timeout"
 [ "$(code "http://a.test:$DEAD/")" = 502 ]
 ok $? "server down: 502"
 [ "$(curl -s -o /dev/null -w '%{http_code}' "$X/")" = 403 ]

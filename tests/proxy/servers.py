@@ -5,7 +5,7 @@ Usage: servers.py PORTFILE CERT KEY
 Writes "HTTP_PORT HTTPS_PORT" to PORTFILE once both listen.
 
 Endpoints: /hello, /echo (POST: "LEN SHA256" of the body), /big?n=BYTES
-(streamed), /sse (two chunks one second apart), /ws (WebSocket echo of one
+(streamed), /sse (two chunks one second apart), /hang (answers after 20 s), /ws (WebSocket echo of one
 frame), /headers (the request headers it received), anything else: 404.
 """
 import base64, hashlib, http.server, socketserver, ssl, sys, threading, time
@@ -82,6 +82,9 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 time.sleep(1)
             self.wfile.write(b"0\r\n\r\n")
             return
+        if u.path == "/hang":
+            time.sleep(20)
+            return self.reply(200, b"late\n")
         if u.path == "/headers":
             return self.reply(200, str(self.headers).encode())
         if u.path.startswith("/hello") or u.path.startswith("/x") or u.path == "/":
