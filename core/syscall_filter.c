@@ -71,6 +71,14 @@ int seccomp_group_lookup(const char *name)
 static const uint64_t ns_flags[] = {CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
                                     CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET, CLONE_NEWTIME};
 
+/* libseccomp's SCMP_A0() leaves datum_b out for two-operand comparisons,
+ * which clang's -Wmissing-field-initializers rejects: spell them out. */
+#define CMP(n, cmp, a)                                                                             \
+	((struct scmp_arg_cmp){.arg = (n), .op = (cmp), .datum_a = (a), .datum_b = 0})
+#define MASKED(n, mask, v)                                                                         \
+	((struct scmp_arg_cmp){                                                                    \
+	    .arg = (n), .op = SCMP_CMP_MASKED_EQ, .datum_a = (mask), .datum_b = (v)})
+
 struct compiler {
 	scmp_filter_ctx ctx;
 	uint32_t allowed;
@@ -99,30 +107,30 @@ static int add_sockets(struct compiler *c)
 	int r;
 	/* socket(): the family is an int; any high bit set lands in the "> 16"
 	 * rule, so equality on the full 64 bits cannot be sidestepped. */
-	if ((r = DENY_IF(SECCOMP_G_UNIX, "socket", EPERM, SCMP_A0(SCMP_CMP_EQ, AF_UNIX))) < 0)
+	if ((r = DENY_IF(SECCOMP_G_UNIX, "socket", EPERM, CMP(0, SCMP_CMP_EQ, AF_UNIX))) < 0)
 		return r;
 	if ((r = DENY_IF(SECCOMP_G_FAMILIES, "socket", EAFNOSUPPORT,
-	                 SCMP_A0(SCMP_CMP_GT, AF_NETLINK))) < 0)
+	                 CMP(0, SCMP_CMP_GT, AF_NETLINK))) < 0)
 		return r;
 	for (uint64_t fam = 0; fam < AF_NETLINK; fam++) {
 		if (fam == AF_UNIX || fam == AF_INET || fam == AF_INET6)
 			continue;
 		if ((r = DENY_IF(SECCOMP_G_FAMILIES, "socket", EAFNOSUPPORT,
-		                 SCMP_A0(SCMP_CMP_EQ, fam))) < 0)
+		                 CMP(0, SCMP_CMP_EQ, fam))) < 0)
 			return r;
 	}
 	if ((r = DENY_IF(SECCOMP_G_FAMILIES, "socket", EPROTONOSUPPORT,
-	                 SCMP_A0(SCMP_CMP_EQ, AF_NETLINK), SCMP_A2(SCMP_CMP_NE, 0))) < 0)
+	                 CMP(0, SCMP_CMP_EQ, AF_NETLINK), CMP(2, SCMP_CMP_NE, 0))) < 0)
 		return r;
 	/* socketpair(): only AF_UNIX makes sense; its stream pairs stay (libuv
 	 * and Python use them for child stdio), datagram and seqpacket go. */
 	if ((r = DENY_IF(SECCOMP_G_FAMILIES, "socketpair", EAFNOSUPPORT,
-	                 SCMP_A0(SCMP_CMP_NE, AF_UNIX))) < 0)
+	                 CMP(0, SCMP_CMP_NE, AF_UNIX))) < 0)
 		return r;
 	static const uint64_t pair_types[] = {SOCK_DGRAM, SOCK_SEQPACKET};
 	for (size_t i = 0; i < ARRAY_SIZE(pair_types); i++)
-		if ((r = DENY_IF(SECCOMP_G_UNIX, "socketpair", EPERM, SCMP_A0(SCMP_CMP_EQ, AF_UNIX),
-		                 SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE_MASK, pair_types[i]))) < 0)
+		if ((r = DENY_IF(SECCOMP_G_UNIX, "socketpair", EPERM, CMP(0, SCMP_CMP_EQ, AF_UNIX),
+		                 MASKED(1, SOCK_TYPE_MASK, pair_types[i]))) < 0)
 			return r;
 	return 0;
 }
@@ -133,8 +141,7 @@ static int add_tty(struct compiler *c)
 	 * only, so 0x100005412 is caught as TIOCSTI too. */
 	static const uint64_t reqs[] = {TIOCSTI, TIOCLINUX};
 	for (size_t i = 0; i < ARRAY_SIZE(reqs); i++) {
-		int r = DENY_IF(SECCOMP_G_TTY, "ioctl", EPERM,
-		                SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffu, reqs[i]));
+		int r = DENY_IF(SECCOMP_G_TTY, "ioctl", EPERM, MASKED(1, 0xffffffffu, reqs[i]));
 		if (r < 0)
 			return r;
 	}
@@ -146,11 +153,10 @@ static int add_userns(struct compiler *c)
 	int r;
 	for (size_t i = 0; i < ARRAY_SIZE(ns_flags); i++) {
 		uint64_t f = ns_flags[i];
-		if ((r = DENY_IF(SECCOMP_G_USERNS, "unshare", EPERM,
-		                 SCMP_A0(SCMP_CMP_MASKED_EQ, f, f))) < 0)
+		if ((r = DENY_IF(SECCOMP_G_USERNS, "unshare", EPERM, MASKED(0, f, f))) < 0)
 			return r;
-		if (f != CLONE_NEWTIME && (r = DENY_IF(SECCOMP_G_USERNS, "clone", EPERM,
-		                                       SCMP_A0(SCMP_CMP_MASKED_EQ, f, f))) < 0)
+		if (f != CLONE_NEWTIME &&
+		    (r = DENY_IF(SECCOMP_G_USERNS, "clone", EPERM, MASKED(0, f, f))) < 0)
 			return r;
 	}
 	/* clone3's flags live in memory the filter cannot read: ENOSYS makes
