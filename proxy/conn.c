@@ -519,7 +519,7 @@ static void start_upstream(struct conn *c);
 static void handle_connect(struct conn *c, const struct http_msg *m)
 {
 	struct http_target t;
-	char host[HOST_MAX], hp[HOST_MAX + 8];
+	char host[HOST_MAX], hp[HOST_MAX + 16];
 	bool is_ip;
 
 	if (c->cli.ssl || http_parse_target(m->target, true, &t) < 0 ||
@@ -527,7 +527,7 @@ static void handle_connect(struct conn *c, const struct http_msg *m)
 		respond(c, 400, "Bad Request", "bad CONNECT target", false);
 		return;
 	}
-	snprintf(hp, sizeof(hp), "%s:%u", host, t.port);
+	snprintf(hp, sizeof(hp), strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, t.port);
 	if (!netrules_domain_candidate(c->px->rules, host)) {
 		deny(c, m, hp, "", netrules_reason(NETRULES_DENY_DOMAIN));
 		return;

@@ -190,6 +190,9 @@ ok $? "keep-alive inside TLS: each request checked ($out)"
 C -o /dev/null "https://evil.test/" 2>/dev/null
 [ $? -ne 0 ] && logged "blocked: CONNECT evil.test:443 (domain not allowed)"
 ok $? "CONNECT to an unknown domain is refused and logged"
+C -o /dev/null "https://[::1]/" 2>/dev/null
+[ $? -ne 0 ] && logged "blocked: CONNECT [::1]:443 (domain not allowed)"
+ok $? "CONNECT to an IP literal is refused"
 C -o /dev/null "https://a.test:22/" 2>/dev/null
 [ $? -ne 0 ] && logged "blocked: CONNECT a.test:22 (port not allowed)"
 ok $? "CONNECT to a port no entry lists is refused"
