@@ -20,7 +20,9 @@ printf 'sandbox: { name = "bench"; command = "/bin/true"; common_tools = false; 
 "$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" --show-config 2>/dev/null |
     sed -n '/^# backend command/,$p' | tail -n +2 | tr -d '\\\n' >"$WORK/raw.txt"
 raw=$(sed -e "s|--bind-fd [0-9]* |--bind $WORK/ws |" -e 's|--info-fd [0-9]* ||' \
-    -e 's|--block-fd [0-9]* ||' -e "s|--ro-bind-data [0-9]* [^ ]*||g" "$WORK/raw.txt")
+    -e "s|--ro-bind-fd [0-9]* /run/agentsandbox/init|--ro-bind $BUILD/agentsandbox-init /run/agentsandbox/init|" \
+    -e 's|--add-seccomp-fd [0-9]* ||' \
+    -e 's|--block-fd [0-9]* ||' -e "s|--perms [0-7]* *--ro-bind-data [0-9]* [^ ]*||g" -e "s|--ro-bind-data [0-9]* [^ ]*||g" "$WORK/raw.txt")
 echo "raw bwrap: $(wc -w <<<"$raw") words"
 
 hyperfine --warmup 5 --min-runs 40 -N \
@@ -30,6 +32,23 @@ hyperfine --warmup 5 --min-runs 40 -N \
     -n "agentsandbox -c min.cfg" "$ASB --plugin-dir $BUILD/plugins -c $WORK/min.cfg" \
     -n "agentsandbox (no common tools, no git plugin)" "$ASB --plugin-dir $BUILD/plugins -c $WORK/bare.cfg"
 cat "$WORK/launch.md"
+
+# Kernel hardening: the filter's compile cost inside the launcher, and what
+# the filter and the Landlock helper add to a bubblewrap start (same shell
+# wrapper for all three, so only the difference counts).
+if cc -O2 -D_GNU_SOURCE -I"$SRC/core" -I"$SRC/include" "$SRC/bench/filter-compile.c" \
+    "$SRC/core/syscall_filter.c" "$SRC/core/util.c" -lseccomp -o "$WORK/filter-compile"; then
+    "$WORK/filter-compile" "$WORK/filter.bpf"
+    plain="${raw% /run/agentsandbox/init *} /bin/true"
+    plain=${plain/--disable-userns /}
+    filtered=${plain/ --chdir/ --add-seccomp-fd 3 --chdir}
+    full=$(sed 's| --chdir| --add-seccomp-fd 3 --chdir|' <<<"$raw")
+    hyperfine --warmup 5 --min-runs 40 -N --export-markdown "$WORK/hardening.md" \
+        -n "bwrap, no hardening" "sh -c 'exec $plain 3<$WORK/filter.bpf'" \
+        -n "bwrap + seccomp filter" "sh -c 'exec $filtered 3<$WORK/filter.bpf'" \
+        -n "bwrap + seccomp + Landlock helper + --disable-userns" "sh -c 'exec $full 3<$WORK/filter.bpf'"
+    cat "$WORK/hardening.md"
+fi
 
 if [ -x /usr/bin/time ]; then
     rss=$(/usr/bin/time -f %M "$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" 2>&1 >/dev/null | tail -1)
