@@ -13,9 +13,13 @@ WS="$TEST_TMP/ws"
 mkdir -p "$WS"
 cd "$WS" || exit 1
 
+# LeakSanitizer stops the world with ptrace, which the filter denies: a
+# sanitizer build's probe runs without it (and without an address-space
+# limit, which its shadow memory would not fit in).
+sanitized=$(grep -c __asan_init "$ASB_PROBE" 2>/dev/null)
 # Loopback-only network: what is tested here does not depend on it.
 cfg() { # name extra-sandbox-keys [extra network keys]
-    printf 'sandbox: { name = "hard"; command = "bash"; packages = [ "%s"%s ]; %s };\nnetwork: { enabled = false; %s };\n' \
+    printf 'sandbox: { name = "hard"; command = "bash"; packages = [ "%s"%s ]; env = { ASAN_OPTIONS = "detect_leaks=0"; }; %s };\nnetwork: { enabled = false; %s };\n' \
         "$ASB_PROBE" "$([ -x $PY ] && echo ", \"$PY\"")" "$2" "${3:-}" >"$TEST_TMP/$1.cfg"
 }
 cfg base ""
@@ -81,9 +85,12 @@ done
 ok $(grep -qP '^Seccomp:\t2$' <<<"$st"; echo $?) "a seccomp filter is on"
 
 # --- limits --------------------------------------------------------------------
-cfg lim 'limits = { nofile = 64; nproc = 64; cpu = 30; as = "4G"; };'
+as='as = "4G";'
+as_want=4194304
+[ "${sanitized:-0}" -gt 0 ] && as='' && as_want=unlimited
+cfg lim "limits = { nofile = 64; nproc = 64; cpu = 30; $as };"
 out=$(asb -c "$TEST_TMP/lim.cfg" -- -c 'ulimit -n; ulimit -u; ulimit -t; ulimit -v; ulimit -c')
-ok $([ "$(tr '\n' ' ' <<<"$out")" = "64 64 30 4194304 0 " ]; echo $?) "sandbox.limits apply inside: $(tr '\n' ' ' <<<"$out")"
+ok $([ "$(tr '\n' ' ' <<<"$out")" = "64 64 30 $as_want 0 " ]; echo $?) "sandbox.limits apply inside: $(tr '\n' ' ' <<<"$out")"
 out=$(in_sb 'ulimit -c; ulimit -Hn')
 ok $([ "$(head -1 <<<"$out")" = 0 ] && [ "$(tail -1 <<<"$out")" -le 65536 ]; echo $?) "defaults: no core dumps, nofile <= 65536"
 if [ -x $PY ]; then
