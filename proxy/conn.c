@@ -1188,9 +1188,10 @@ static bool step(struct conn *c, bool *progress)
 		*progress = true;
 	}
 	if (c->sstate == S_BODY && flow_complete(&c->u2c)) {
-		/* The response is delivered. */
+		/* The response is delivered. Bytes the server sent beyond it would be
+		 * taken for the next response: such a server is not reused. */
 		c->sstate = S_IDLE;
-		if (!c->up_reusable)
+		if (!c->up_reusable || buf_avail(&c->u2c.in))
 			close_upstream(c);
 		if (c->close_after || c->rstate != R_DONE)
 			c->closing = true;
@@ -1423,6 +1424,8 @@ int proxy_server_tls_ctx(SSL_CTX **out)
 	SSL_CTX_set_min_proto_version(ctx, TLS1_2_VERSION);
 	SSL_CTX_set_mode(ctx, SSL_MODE_RELEASE_BUFFERS | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER |
 	                          SSL_MODE_ENABLE_PARTIAL_WRITE);
+	/* One read() per burst of records rather than two per record. */
+	SSL_CTX_set_read_ahead(ctx, 1);
 	SSL_CTX_sess_set_cache_size(ctx, 1024);
 	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
 	*out = ctx;
