@@ -171,6 +171,8 @@ big=$(python3 -c 'print("X-Big: " + "a" * 40000 + "\\r\\n", end="")')
 ok $? "oversized head: 431"
 [[ "$(rawreq "GET $U HTTP/1.1\\r\\n${HOSTH}Transfer-Encoding: gzip\\r\\n\\r\\n")" == "400 closed"* ]]
 ok $? "Transfer-Encoding other than chunked: 400"
+[[ "$(rawreq "GET http://b\xfccher.test/ HTTP/1.1\r\nHost: b\xfccher.test\r\n\r\n")" == "400 closed"* ]]
+ok $? "a non-ASCII host: 400"
 [[ "$(rawreq "GET http://a.test:$HP/../x HTTP/1.1\\r\\n${HOSTH}\\r\\n")" == "400 closed"* ]]
 ok $? "dot segments in the path: 400"
 
