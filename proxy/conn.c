@@ -718,7 +718,6 @@ static bool is_self(struct conn *c, const struct host_addr *a, uint16_t port)
 
 static void try_connect(struct conn *c)
 {
-	struct proxy *px = c->px;
 	while (c->next_addr < c->n_addrs) {
 		int fd;
 		if (upstream_connect(&c->addrs[c->next_addr++], c->up_port, &fd) < 0)
@@ -729,7 +728,6 @@ static void try_connect(struct conn *c)
 		c->ustate = U_CONNECTING;
 		return;
 	}
-	(void)px;
 	plog_info("cannot connect to %s port %u", c->up_host, c->up_port);
 	fail_exchange(c, 502, "Bad Gateway", "cannot connect to the server");
 }
