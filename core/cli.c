@@ -55,7 +55,7 @@ void cli_usage(void *file)
 {
 	FILE *f = file;
 	fputs("Usage: agentsandbox [-c FILE] [options] [--] [agent args...]\n"
-	      "       agentsandbox sessions | plugins\n"
+	      "       agentsandbox sessions | plugins | allowlist [SESSION]\n"
 	      "\n"
 	      "Run an AI coding agent (or any command) in a declarative sandbox.\n"
 	      "\n"
@@ -87,7 +87,9 @@ void cli_usage(void *file)
 	      "\n"
 	      "Subcommands:\n"
 	      "  sessions                 list recent session directories\n"
-	      "  plugins                  list plugins found, their ABI and whether they load\n",
+	      "  plugins                  list plugins found, their ABI and whether they load\n"
+	      "  allowlist [SESSION]      an allowed_domains block from a session's proxy.log\n"
+	      "                           (default: the newest session that has one)\n",
 	      f);
 }
 
@@ -132,6 +134,9 @@ int cli_parse(int argc, char **argv, struct cli *c)
 			i = 2;
 		} else if (strcmp(argv[1], "plugins") == 0) {
 			c->mode = MODE_PLUGINS;
+			i = 2;
+		} else if (strcmp(argv[1], "allowlist") == 0) {
+			c->mode = MODE_ALLOWLIST;
 			i = 2;
 		}
 	}

@@ -14,6 +14,7 @@ enum cli_mode {
 	MODE_VERSION,
 	MODE_SESSIONS,
 	MODE_PLUGINS,
+	MODE_ALLOWLIST,
 };
 
 #define CLI_MAX_BOOLS 16

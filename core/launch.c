@@ -37,6 +37,7 @@ void launch_init(struct launch *l, struct policy *p, bool shell, bool dry_run)
 	l->info_read_fd = -1;
 	l->block_write_fd = -1;
 	l->session.lock_fd = -1;
+	network_init(&l->net);
 }
 
 void launch_free(struct launch *l)
@@ -61,6 +62,7 @@ void launch_free(struct launch *l)
 		close(l->info_read_fd);
 	if (l->block_write_fd >= 0)
 		close(l->block_write_fd);
+	network_stop(&l->net);
 	if (l->have_session)
 		session_close(&l->session);
 	*l = (struct launch){0};
@@ -268,7 +270,7 @@ static bool needs_wiring(const struct launch *l)
 		if (HOOK(lp, network) || HOOK(lp, pre_exec))
 			return true;
 	}
-	return false;
+	return network_needs_wiring(&l->net);
 }
 
 static int pipe_pair(int fds[2])
@@ -286,6 +288,8 @@ int launch_build(struct launch *l)
 		l->plugins[i].configured = false;
 	if ((r = run_hook(l, "configure", offsetof(struct asb_hooks, configure))) < 0)
 		return r;
+	if ((r = network_configure(&l->net, p)) < 0)
+		return r;
 
 	char why[512] = "";
 	const struct asb_backend_ops *ops = l->backend->desc->backend;
@@ -302,9 +306,21 @@ int launch_build(struct launch *l)
 	}
 	if (!l->dry_run && (r = layout_create_rw_dirs(p)) < 0)
 		return r;
+	if (!l->dry_run && (r = network_bind_published(&l->net)) < 0)
+		return r;
 
 	if ((r = layout_build(&l->plan, p, l->shell, expand_lookup_environ, NULL)) < 0)
 		return r;
+	_cleanup_free_ char *state_root = NULL;
+	if (!l->dry_run && (r = session_root(getenv("XDG_STATE_HOME"), p->home, &state_root)) < 0) {
+		err_set("cannot place the session directory: $HOME and $XDG_STATE_HOME unset");
+		return r;
+	}
+	if ((r = network_plan(&l->net, &l->plan, state_root)) < 0) {
+		if (!err_get())
+			err_set("cannot prepare the sandbox's network: %s", strerror(-r));
+		return r;
+	}
 	if ((r = run_hook(l, "pre_mount", offsetof(struct asb_hooks, pre_mount))) < 0)
 		return r;
 	if ((r = run_hook(l, "env", offsetof(struct asb_hooks, env))) < 0)
@@ -431,7 +447,8 @@ static int spawn(struct launch *l, char **envp, const sigset_t *blocked, pid_t *
 		sigprocmask(SIG_UNBLOCK, blocked, NULL);
 		int r = hardening_child(l);
 		if (r < 0) {
-			dprintf(STDERR_FILENO, "agentsandbox: cannot set limits: %s\n", strerror(-r));
+			dprintf(STDERR_FILENO, "agentsandbox: cannot set limits: %s\n",
+			        strerror(-r));
 			_exit(125);
 		}
 		execve(l->out_argv.v[0], l->out_argv.v, envp);
@@ -510,7 +527,11 @@ int launch_run(struct launch *l)
 		l->info_read_fd = -1;
 		if (l->sandbox_pid > 0) {
 			log_msg(LOG_INFO, "sandbox pid %d", (int)l->sandbox_pid);
-			r = run_hook(l, "network", offsetof(struct asb_hooks, network));
+			log_msg(LOG_INFO, "network: %s", network_mode_name(l->net.mode));
+			r = network_wire(&l->net, p, l->session.dir, l->sandbox_pid);
+			if (r >= 0)
+				r = run_hook(l, "network", offsetof(struct asb_hooks, network));
+
 			if (r >= 0)
 				r = run_hook(l, "pre_exec", offsetof(struct asb_hooks, pre_exec));
 			if (r < 0) {
@@ -536,6 +557,7 @@ int launch_run(struct launch *l)
 		l->info_read_fd = -1;
 	}
 	int code = wstatus < 0 ? 125 : supervisor_exit_code(wstatus);
+	network_stop(&l->net);
 	if (l->sandbox_pid <= 0) {
 		/* The backend failed before the sandbox existed: a setup error. */
 		log_msg(LOG_ERROR, "%s failed before the sandbox started (exit %d)",
@@ -555,7 +577,9 @@ int launch_run(struct launch *l)
 	return code;
 fail:
 	log_msg(LOG_ERROR, "launch failed: %s", err_get() ? err_get() : strerror(-r));
+	network_stop(&l->net);
 	launch_post_exit(l, r);
+
 	log_detach();
 	return 125;
 }

@@ -4,6 +4,7 @@
 #define ASB_CORE_LAUNCH_H
 
 #include "loader.h"
+#include "network.h"
 #include "plan.h"
 #include "policy.h"
 #include "session.h"
@@ -40,6 +41,7 @@ struct launch {
 	int info_read_fd; /* the launcher's ends */
 	int block_write_fd;
 	pid_t sandbox_pid;
+	struct network net;
 };
 
 void launch_init(struct launch *l, struct policy *p, bool shell, bool dry_run);

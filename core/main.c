@@ -191,11 +191,15 @@ int main(int argc, char **argv)
 	struct policy p;
 	policy_init(&p);
 	int code = EXIT_SETUP;
-	if (c.mode == MODE_SESSIONS || c.mode == MODE_PLUGINS) {
+	if (c.mode == MODE_SESSIONS || c.mode == MODE_PLUGINS || c.mode == MODE_ALLOWLIST) {
 		if ((r = identify(&p)) < 0 ||
 		    (r = cli_apply(&c, &p, expand_lookup_environ, NULL)) < 0)
 			code = fail(r);
+		else if (c.mode == MODE_ALLOWLIST)
+			code = subcommand_allowlist(&p, p.agent_args.n ? p.agent_args.v[0] : NULL,
+			                            stdout);
 		else
+
 			code = c.mode == MODE_SESSIONS ? subcommand_sessions(&p, stdout)
 			                               : subcommand_plugins(&p, stdout);
 		policy_free(&p);

@@ -164,6 +164,8 @@ void show_config(FILE *out, const struct launch *l)
 	show_bool(out, p, "common_tools", &p->common_tools);
 	show_bool(out, p, "allow_home", &p->allow_home);
 	show_bool(out, p, "network", &p->network_enabled);
+	fprintf(out, "%-14s%s\n", "network mode", network_mode_name(l->net.mode));
+
 	show_bool(out, p, "unix_sockets", &p->unix_sockets);
 	for (size_t i = 0; i < p->n_env; i++) {
 		const struct env_entry *e = &p->env[i];

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "subcommands.h"
 
+#include "allowlist.h"
 #include "loader.h"
 #include "log.h"
 #include "session.h"
@@ -95,4 +96,44 @@ int subcommand_plugins(const struct policy *p, FILE *out)
 	strv_clear(&search);
 	err_clear();
 	return bad ? 1 : 0;
+}
+
+int subcommand_allowlist(const struct policy *p, const char *session, FILE *out)
+{
+	_cleanup_free_ char *root = NULL, *log = NULL;
+	if (session_root(getenv("XDG_STATE_HOME"), p->home, &root) < 0)
+		return 125;
+	if (session && strchr(session, '/')) {
+		log = str_printf("%s/proxy.log", session);
+	} else if (session) {
+		log = str_printf("%s/%s/proxy.log", root, session);
+	} else {
+		/* The newest session that went through the proxy. */
+		struct strv names = {0};
+		(void)list_dir(root, true, NULL, &names);
+		qsort(names.v, names.n, sizeof(char *), cmp_desc);
+		for (size_t i = 0; i < names.n && !log; i++) {
+			_cleanup_free_ char *cand = str_printf("%s/%s/proxy.log", root, names.v[i]);
+			if (cand && access(cand, R_OK) == 0)
+				log = TAKE_PTR(cand);
+		}
+		strv_clear(&names);
+		if (!log) {
+			fprintf(stderr,
+			        "agentsandbox: no session under %s has a proxy.log (run one with "
+			        "network.allowed_domains set, e.g. ( \"*\" ))\n",
+			        root);
+			return 125;
+		}
+	}
+	if (!log)
+		return 125;
+	FILE *in = fopen(log, "re");
+	if (!in) {
+		fprintf(stderr, "agentsandbox: %s: %s\n", log, strerror(errno));
+		return 125;
+	}
+	int r = allowlist_derive(in, out, log);
+	fclose(in);
+	return r < 0 ? 125 : 0;
 }

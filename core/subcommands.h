@@ -9,5 +9,6 @@
 
 int subcommand_sessions(const struct policy *p, FILE *out);
 int subcommand_plugins(const struct policy *p, FILE *out);
+int subcommand_allowlist(const struct policy *p, const char *session, FILE *out);
 
 #endif

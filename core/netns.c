@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+#include "netns.h"
+
+#include "util.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ifaddrs.h>
+#include <net/if.h>
+#include <netinet/in.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+
+enum { OP_LISTEN = 1, OP_CONNECT = 2, OP_DESCRIBE = 3 };
+
+struct request {
+	uint32_t op;
+	uint32_t port;
+};
+
+struct reply {
+	int32_t err;  /* 0 or an errno */
+	uint32_t len; /* bytes of text following (describe) */
+};
+
+static int send_reply(int sock, int err, int fd, const char *text)
+{
+	struct reply rep = {err, text ? (uint32_t)strlen(text) : 0};
+	struct iovec iov[2] = {{&rep, sizeof(rep)}, {(void *)text, rep.len}};
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = text ? 2 : 1};
+	if (fd >= 0) {
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
+		c->cmsg_level = SOL_SOCKET;
+		c->cmsg_type = SCM_RIGHTS;
+		c->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(c), &fd, sizeof(int));
+	}
+	return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+}
+
+static int make_socket(uint32_t op, uint16_t port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	int r = 0;
+	if (op == OP_LISTEN) {
+		int one = 1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 128) < 0)
+			r = -errno;
+	} else if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS) {
+		r = -errno;
+	}
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+}
+
+static char *describe_here(void)
+{
+	struct ifaddrs *ifa = NULL;
+	if (getifaddrs(&ifa) < 0)
+		return strdup("");
+	size_t cap = 1024, len = 0;
+	char *out = calloc(1, cap);
+	for (struct ifaddrs *i = ifa; out && i; i = i->ifa_next) {
+		if (!i->ifa_addr ||
+		    (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
+			continue;
+		char addr[INET6_ADDRSTRLEN] = "";
+		const void *src =
+		    i->ifa_addr->sa_family == AF_INET
+		        ? (const void *)&((struct sockaddr_in *)i->ifa_addr)->sin_addr
+		        : (const void *)&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
+		inet_ntop(i->ifa_addr->sa_family, src, addr, sizeof(addr));
+		if (len + strlen(i->ifa_name) + strlen(addr) + 4 >= cap) {
+			char *n = realloc(out, cap * 2);
+			if (!n)
+				break;
+			out = n;
+			cap *= 2;
+		}
+		len += (size_t)snprintf(out + len, cap - len, "%s %s\n", i->ifa_name, addr);
+	}
+	freeifaddrs(ifa);
+	return out;
+}
+
+static void serve(int sock) __attribute__((noreturn));
+static void serve(int sock)
+{
+	for (;;) {
+		struct request req;
+		ssize_t n = recv(sock, &req, sizeof(req), 0);
+		if (n <= 0)
+			_exit(0); /* the launcher is gone or done */
+		if (n != (ssize_t)sizeof(req)) {
+			send_reply(sock, EINVAL, -1, NULL);
+			continue;
+		}
+		if (req.op == OP_DESCRIBE) {
+			char *text = describe_here();
+			send_reply(sock, text ? 0 : ENOMEM, -1, text);
+			free(text);
+			continue;
+		}
+		if ((req.op != OP_LISTEN && req.op != OP_CONNECT) || req.port == 0 ||
+		    req.port > 65535) {
+			send_reply(sock, EINVAL, -1, NULL);
+			continue;
+		}
+		int fd = make_socket(req.op, (uint16_t)req.port);
+		send_reply(sock, fd < 0 ? -fd : 0, fd, NULL);
+		if (fd >= 0)
+			close(fd);
+	}
+}
+
+/* bubblewrap brings up the namespace's loopback in its child, which may
+ * still be at it when the sandbox's pid reaches us: wait until lo is up
+ * with 127.0.0.1, so nothing configures the namespace at the same time. */
+static int wait_loopback(void)
+{
+	for (int i = 0; i < 5000; i++) {
+		struct ifaddrs *ifa = NULL;
+		bool ready = false;
+		if (getifaddrs(&ifa) == 0) {
+			for (struct ifaddrs *a = ifa; a && !ready; a = a->ifa_next)
+				ready = a->ifa_addr && a->ifa_addr->sa_family == AF_INET &&
+				        (a->ifa_flags & IFF_UP) && strcmp(a->ifa_name, "lo") == 0;
+			freeifaddrs(ifa);
+		}
+		if (ready)
+			return 0;
+		struct timespec ts = {0, 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Open a namespace of the sandbox's pid 1. While bubblewrap switches
+ * credentials there, the process is briefly not dumpable and its /proc
+ * entries refuse us: retry for a moment. */
+static int join(pid_t pid, const char *ns, int type)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns);
+	int r = -EPERM;
+	for (int i = 0; i < 2000 && (r == -EPERM || r == -EACCES); i++) {
+		if (i) {
+			struct timespec ts = {0, 1000 * 1000};
+			nanosleep(&ts, NULL);
+		}
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0) {
+			r = -errno;
+			continue;
+		}
+		r = setns(fd, type) < 0 ? -errno : 0;
+		close(fd);
+	}
+	return r;
+}
+
+/* The sandbox's pid reaches us right after clone(); unprivileged, its user
+ * namespace gets its uid map a moment later (and nothing can join it
+ * before). Wait for the map. */
+static int wait_uid_map(pid_t pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
+	for (int i = 0; i < 5000; i++) {
+		_cleanup_free_ char *map = NULL;
+		int r = read_file(path, &map, NULL);
+		if (r < 0)
+			return r; /* gone */
+		if (map[0])
+			return 0;
+		struct timespec ts = {0, 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	return -ETIMEDOUT;
+}
+
+int netns_helper_start(struct netns_helper *h, pid_t sandbox_pid)
+{
+	int wr = wait_uid_map(sandbox_pid);
+	if (wr < 0)
+		return wr;
+
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	/* Report whether joining worked through a pipe before serving. */
+	int status[2];
+	if (pipe2(status, O_CLOEXEC) < 0) {
+		int r = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return r;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		int r = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		close(status[0]);
+		close(status[1]);
+		return r;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		close(status[0]);
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		/* The engine joins the namespaces through this process's /proc
+		 * entries, which need it dumpable (the supervisor is not). */
+		prctl(PR_SET_DUMPABLE, 1);
+
+		sigset_t all;
+		sigfillset(&all);
+		sigprocmask(SIG_UNBLOCK, &all, NULL);
+		/* The user namespace first: it grants what joining the network
+		 * namespace needs, for an unprivileged launcher too. */
+		int r = 0;
+		char self_user[64], target_user[64];
+		snprintf(target_user, sizeof(target_user), "/proc/%d/ns/user", (int)sandbox_pid);
+		ssize_t a = readlink("/proc/self/ns/user", self_user, sizeof(self_user) - 1);
+		char tu[64];
+		ssize_t b = readlink(target_user, tu, sizeof(tu) - 1);
+		bool same = a > 0 && b > 0 && a == b && memcmp(self_user, tu, (size_t)a) == 0;
+		if (!same)
+			r = join(sandbox_pid, "user", CLONE_NEWUSER);
+		if (r == 0)
+			r = join(sandbox_pid, "net", CLONE_NEWNET);
+		if (r == 0)
+			r = wait_loopback();
+
+		int err = -r;
+		(void)!write(status[1], &err, sizeof(err));
+		close(status[1]);
+		if (r < 0)
+			_exit(1);
+		serve(sv[1]);
+	}
+	close(sv[1]);
+	close(status[1]);
+	int err = EIO;
+	ssize_t n;
+	do
+		n = read(status[0], &err, sizeof(err));
+	while (n < 0 && errno == EINTR);
+	close(status[0]);
+	if (n != (ssize_t)sizeof(err) || err != 0) {
+		close(sv[0]);
+		waitpid(pid, NULL, 0);
+		return -(err ? err : EIO);
+	}
+	h->pid = pid;
+	h->sock = sv[0];
+	return 0;
+}
+
+static int request(struct netns_helper *h, uint32_t op, uint16_t port, int *fd_out, char **text)
+{
+	struct request req = {op, port};
+	if (send(h->sock, &req, sizeof(req), MSG_NOSIGNAL) < 0)
+		return -errno;
+	char buf[sizeof(struct reply) + 4096];
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct iovec iov = {buf, sizeof(buf) - 1};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = u.buf,
+	                     .msg_controllen = sizeof(u.buf)};
+	ssize_t n = recvmsg(h->sock, &msg, MSG_CMSG_CLOEXEC);
+	if (n < (ssize_t)sizeof(struct reply))
+		return n < 0 ? -errno : -EIO;
+	struct reply rep;
+	memcpy(&rep, buf, sizeof(rep));
+	int fd = -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (rep.err) {
+		if (fd >= 0)
+			close(fd);
+		return -rep.err;
+	}
+	if (fd_out)
+		*fd_out = fd;
+	else if (fd >= 0)
+		close(fd);
+	if (text) {
+		buf[n] = '\0';
+		*text = strdup(buf + sizeof(rep));
+		if (!*text)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+int netns_listen(struct netns_helper *h, uint16_t port)
+{
+	int fd = -1;
+	int r = request(h, OP_LISTEN, port, &fd, NULL);
+	return r < 0 ? r : fd;
+}
+
+int netns_connect(struct netns_helper *h, uint16_t port)
+{
+	int fd = -1;
+	int r = request(h, OP_CONNECT, port, &fd, NULL);
+	return r < 0 ? r : fd;
+}
+
+int netns_describe(struct netns_helper *h, char **out)
+{
+	return request(h, OP_DESCRIBE, 0, NULL, out);
+}
+
+void netns_helper_stop(struct netns_helper *h)
+{
+	if (h->sock >= 0)
+		close(h->sock);
+	if (h->pid > 0) {
+		kill(h->pid, SIGKILL);
+		waitpid(h->pid, NULL, 0);
+	}
+	h->sock = -1;
+	h->pid = 0;
+}

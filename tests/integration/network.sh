@@ -1,0 +1,215 @@
+#!/usr/bin/env bash
+# The sandbox's network from inside: filtered (the proxy is all there is),
+# open (slirp4netns, host loopback closed), off, host ports, published ports,
+# the records, and what happens when the proxy dies or the launcher is killed.
+# The "internet" is made here: origin servers on loopback reached through the
+# proxy's hosts_file; as root also a host in a network namespace on a veth.
+. "$SRC_ROOT/tests/lib.sh"
+
+command -v bwrap >/dev/null || skip_all "bwrap is not installed"
+for t in curl python3 openssl; do command -v $t >/dev/null || skip_all "$t is not installed"; done
+HERE="$SRC_ROOT/tests/proxy"
+cd "$TEST_TMP" || exit 1
+
+# --- origin servers with a test CA ---------------------------------------------
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj /CN=asb-test-origin-ca -keyout upca.key -out upca.pem 2>/dev/null
+openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=a.test \
+    -keyout srv.key -out srv.csr 2>/dev/null
+printf 'subjectAltName=DNS:a.test,DNS:b.test,DNS:c.test\n' >srv.ext
+openssl x509 -req -in srv.csr -CA upca.pem -CAkey upca.key -CAcreateserial -days 2 \
+    -extfile srv.ext -out srv.pem 2>/dev/null
+python3 "$HERE/servers.py" ports srv.pem srv.key &
+at_exit "kill $! 2>/dev/null"
+for _ in $(seq 100); do [ -s ports ] && break; sleep 0.1; done
+read -r HP SP <ports || skip_all "origin servers did not start"
+printf '127.0.0.1 a.test b.test c.test\n' >hosts
+P="ports = [ $HP, $SP ]; allow_private = true;"
+mkdir -p ws
+cd ws || exit 1
+
+cat >"$TEST_TMP/filtered.cfg" <<CFG
+sandbox: { name = "filtered"; command = "bash"; packages = [ "curl", "/usr/bin/python3" ]; };
+network: {
+  allowed_domains = (
+    { domain = "a.test"; $P },
+    { domain = "b.test"; methods = [ "GET", "HEAD" ]; $P },
+    { domain = "b.test"; path = "/echo"; methods = [ "POST" ]; $P }
+  );
+  hosts_file = "$TEST_TMP/hosts";
+  upstream_ca_file = "$TEST_TMP/upca.pem";
+};
+CFG
+in_filtered() { asb -c "$TEST_TMP/filtered.cfg" -- -c "$1"; }
+code() { in_filtered "curl -sS -m 10 -o /dev/null -w '%{http_code}' $1"; }
+
+# --- filtered ------------------------------------------------------------------
+ok $([ "$(code http://a.test:$HP/hello)" = 200 ]; echo $?) "filtered: HTTP to an allowed domain"
+ok $([ "$(code https://a.test:$SP/hello)" = 200 ]; echo $?) "filtered: HTTPS via the session CA"
+ok $([ "$(code "-X POST -d x https://b.test:$SP/echo")" = 200 ]; echo $?) "filtered: a path rule allows POST /echo"
+ok $([ "$(code "-X POST -d x https://b.test:$SP/hello")" = 403 ]; echo $?) "filtered: POST elsewhere is denied (method)"
+ok $([ "$(code http://c.test:$HP/hello)" = 403 ]; echo $?) "filtered: a denied domain gets 403"
+s=$(sessions | tail -1)
+ok $(grep -q "blocked: GET c.test:$HP/hello (domain not allowed)" "$s/proxy.log"; echo $?) "filtered: proxy.log has the blocked: line"
+check_fails "filtered: HTTPS to a denied domain is refused at CONNECT" -- in_filtered "curl -sS -m 10 https://c.test:$SP/hello"
+ok $(grep -q "blocked: .*c.test" "$(sessions | tail -1)/proxy.log"; echo $?) "filtered: and logged"
+ok $(grep -q "allowed: GET a.test:$HP/hello" "$(sessions | head -1)/proxy.log"; echo $?) "filtered: proxy.log has the allowed: line"
+check_fails "filtered: curl --noproxy '*' gets nowhere" -- in_filtered "curl -sS -m 5 --noproxy '*' http://a.test:$HP/hello"
+check_fails "filtered: /dev/tcp to the origin's address fails" -- in_filtered "echo > /dev/tcp/127.0.0.1/$HP"
+check_fails "filtered: a raw connection to a public address fails" -- in_filtered "timeout 5 bash -c 'echo > /dev/tcp/192.0.2.1/80'"
+check_fails "filtered: UDP DNS fails" -- in_filtered "timeout 5 bash -c 'echo x > /dev/udp/192.0.2.1/53'"
+check_fails "filtered: no resolver" -- in_filtered "grep -q nameserver /etc/resolv.conf"
+out=$(in_filtered 'for p in 22 80 443 3128 8080; do (echo > /dev/tcp/127.0.0.1/$p) 2>/dev/null && echo $p; done')
+ok $([ "$out" = 3128 ]; echo $?) "filtered: the proxy is the only listener reachable ($out)"
+check "filtered: the CA bundle is trusted by the usual variables" -- in_filtered 'test -s "$SSL_CERT_FILE" && test "$NODE_EXTRA_CA_CERTS" = "$CURL_CA_BUNDLE" && test -n "$GIT_SSL_CAINFO$REQUESTS_CA_BUNDLE$NIX_SSL_CERT_FILE"'
+check "filtered: proxy variables are set" -- in_filtered 'test -n "$HTTP_PROXY" && test "$https_proxy" = "$HTTPS_PROXY" && test -n "$ALL_PROXY" && test -n "$NO_PROXY"'
+s=$(sessions | tail -1)
+ok $(grep -q '"mode": "filtered"' "$s/network.json" && grep -q '"proxy"' "$s/network.json"; echo $?) "filtered: network.json records the mode and the proxy"
+ok $([ -s "$s/ca-bundle.pem" ] && ! grep -q PRIVATE "$s"/*.pem; echo $?) "filtered: the CA is recorded, its key is not"
+
+# The proxy dies mid-session: requests fail fast, the session ends cleanly.
+rm -f go
+"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/filtered.cfg" -- -c "
+  curl -sS -m 10 -o /dev/null http://a.test:$HP/hello && echo first-ok > first.txt
+  while [ ! -e go ]; do sleep 0.1; done
+  start=\$(date +%s); curl -sS -m 20 -o /dev/null http://a.test:$HP/hello; echo \$? \$((\$(date +%s) - start)) > second.txt" 2>/dev/null &
+pid=$!
+for _ in $(seq 100); do [ -e first.txt ] && break; sleep 0.1; done
+s=$(sessions | tail -1)
+proxy_pid=$(sed -n 's/.*"pid": \([0-9]*\).*/\1/p' "$s/network.json" | head -1)
+ok $([ -n "$proxy_pid" ] && kill -0 "$proxy_pid"; echo $?) "the proxy runs while the sandbox does (pid $proxy_pid)"
+kill -KILL "$proxy_pid"
+touch go
+wait $pid
+read -r rc secs <second.txt
+ok $([ "$rc" != 0 ] && [ "$secs" -le 3 ]; echo $?) "with the proxy gone, requests fail fast (curl $rc after ${secs}s)"
+ok $(grep -q "proxy exited during the session" "$s/launch.log" && grep -q "exit status 0" "$s/launch.log"; echo $?) "launch.log says so and the session ends cleanly"
+rm -f first.txt second.txt go
+
+# Killing agentsandbox leaves no proxy, engine or helper behind.
+"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/filtered.cfg" -- -c "echo up > up.txt; sleep 300" &
+pid=$!
+for _ in $(seq 100); do [ -e up.txt ] && break; sleep 0.1; done
+s=$(sessions | tail -1)
+proxy_pid=$(sed -n 's/.*"pid": \([0-9]*\).*/\1/p' "$s/network.json" | head -1)
+kill -KILL $pid
+wait $pid 2>/dev/null
+gone=1
+for _ in $(seq 50); do kill -0 "$proxy_pid" 2>/dev/null || { gone=0; break; }; sleep 0.1; done
+ok $gone "SIGKILL of agentsandbox takes the proxy with it"
+rm -f up.txt
+
+# --- allowlist: derive, paste, and it allows exactly what was used -------------
+cat >"$TEST_TMP/all.cfg" <<CFG
+sandbox: { name = "learn"; command = "bash"; packages = [ "curl" ]; };
+network: { allowed_domains = ( { domain = "*"; $P } ); hosts_file = "$TEST_TMP/hosts"; upstream_ca_file = "$TEST_TMP/upca.pem"; };
+CFG
+asb -c "$TEST_TMP/all.cfg" -- -c "curl -sS -o /dev/null https://a.test:$SP/hello; curl -sS -o /dev/null -I https://a.test:$SP/hello; curl -sS -o /dev/null -X POST -d x https://b.test:$SP/echo"
+block=$("$ASB" allowlist)
+ok $? "agentsandbox allowlist derives a block"
+diag "$block"
+# Test names resolve to loopback: the pasted rules need allow_private too.
+pasted=$(sed "s/; }/; allow_private = true; }/" <<<"$block" | grep -v '^#')
+cat >"$TEST_TMP/derived.cfg" <<CFG
+sandbox: { name = "derived"; command = "bash"; packages = [ "curl" ]; };
+network: { $pasted hosts_file = "$TEST_TMP/hosts"; upstream_ca_file = "$TEST_TMP/upca.pem"; };
+CFG
+out=$(asb -c "$TEST_TMP/derived.cfg" -- -c "
+  for req in 'https://a.test:$SP/hello' '-I https://a.test:$SP/hello' '-X POST -d x https://b.test:$SP/echo' \
+             '-X POST -d x https://a.test:$SP/hello' 'https://b.test:$SP/hello' 'https://c.test:$SP/hello'; do
+    curl -sS -o /dev/null -w '%{http_code}/%{http_connect} ' \$req 2>/dev/null
+  done")
+ok $([ "$out" = "200/200 200/200 200/200 403/200 403/200 000/403 " ]; echo $?) "pasted, it allows what the session used and nothing else ($out)"
+
+# --- off -----------------------------------------------------------------------
+out=$(asb -c "$TEST_TMP/filtered.cfg" --no-network -- -c 'cat /proc/net/dev | grep -c ":"; env | grep -ci _proxy')
+ok $([ "$(head -1 <<<"$out")" = 1 ] && [ "$(tail -1 <<<"$out")" = 0 ]; echo $?) "off: loopback only, no proxy ($out)"
+
+# --- open ----------------------------------------------------------------------
+if command -v slirp4netns >/dev/null; then
+    python3 -m http.server 0 --bind 127.0.0.1 >"$TEST_TMP/loop.log" 2>&1 &
+    at_exit "kill $! 2>/dev/null"
+    LOOP=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    python3 -m http.server "$LOOP" --bind 127.0.0.1 >/dev/null 2>&1 &
+    at_exit "kill $! 2>/dev/null"
+    OTHER=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    python3 -m http.server "$OTHER" --bind 127.0.0.1 >/dev/null 2>&1 &
+    at_exit "kill $! 2>/dev/null"
+    # A test host: in its own network namespace when root, else this machine's
+    # own non-loopback address.
+    TESTHOST=
+    if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
+        ns=asbtest$$
+        if ip netns add $ns 2>/dev/null; then
+            at_exit "ip netns del $ns"
+            ip link add asbv$$ type veth peer name asbp$$ &&
+                ip link set asbp$$ netns $ns &&
+                ip addr add 10.234.$(($$ % 250)).1/24 dev asbv$$ && ip link set asbv$$ up &&
+                ip netns exec $ns ip addr add 10.234.$(($$ % 250)).2/24 dev asbp$$ &&
+                ip netns exec $ns ip link set asbp$$ up && ip netns exec $ns ip link set lo up &&
+                TESTHOST=10.234.$(($$ % 250)).2
+            at_exit "ip link del asbv$$ 2>/dev/null"
+            ip netns exec $ns timeout 120 python3 -m http.server 8000 --bind 0.0.0.0 >/dev/null 2>&1 &
+            at_exit "kill $! 2>/dev/null"
+            TESTPORT=8000
+        fi
+    fi
+    if [ -z "$TESTHOST" ]; then
+        TESTHOST=$(ip -4 -o addr show scope global 2>/dev/null | awk '{sub(/\/.*/, "", $4); print $4; exit}')
+        TESTPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("",0)); print(s.getsockname()[1])')
+        python3 -m http.server "$TESTPORT" --bind "$TESTHOST" >/dev/null 2>&1 &
+        at_exit "kill $! 2>/dev/null"
+    fi
+    sleep 0.5
+    cat >"$TEST_TMP/open.cfg" <<CFG
+sandbox: { name = "open"; command = "bash"; packages = [ "curl", "/usr/bin/python3" ]; };
+network: { host_ports = [ $LOOP ]; };
+CFG
+    in_open() { asb -c "$TEST_TMP/open.cfg" -- -c "$1"; }
+    if [ -n "$TESTHOST" ]; then
+        ok $([ "$(in_open "curl -sS -m 10 -o /dev/null -w '%{http_code}' http://$TESTHOST:$TESTPORT/")" = 200 ]; echo $?) "open: the test host $TESTHOST is reachable"
+    else
+        skip "open: no test host address on this machine"
+    fi
+    check_fails "open: host loopback services are not reachable through the gateway" -- in_open "curl -sS -m 5 http://10.0.2.2:$OTHER/"
+    check_fails "open: an unlisted host port is not reachable on 127.0.0.1" -- in_open "curl -sS -m 5 http://127.0.0.1:$OTHER/"
+    ok $([ "$(in_open "curl -sS -m 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:$LOOP/")" = 200 ]; echo $?) "open: host_ports = [ P ] reaches exactly P"
+    check "open: the resolver is the engine's" -- in_open 'grep -q "^nameserver 10.0.2.3" /etc/resolv.conf'
+    s=$(sessions | tail -1)
+    ok $(grep -q '"mode": "open"' "$s/network.json" && grep -q slirp4netns "$s/network.json" && grep -q tap0 "$s/network.json"; echo $?) "open: network.json records the engine and the addresses"
+
+    # --- published ports -----------------------------------------------------------
+    PUB=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+    cat >"$TEST_TMP/pub.cfg" <<CFG
+sandbox: { name = "pub"; command = "bash"; packages = [ "/usr/bin/python3" ]; };
+network: { allowed_domains = ( ); published_ports = ( $PUB ); };
+CFG
+    "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/pub.cfg" -- -c "echo inside > index.html; timeout 60 python3 -m http.server $PUB --bind 127.0.0.1 >/dev/null 2>&1 & echo up > up.txt; wait" &
+    pid=$!
+    for _ in $(seq 100); do [ -e up.txt ] && curl -s -o /dev/null "http://127.0.0.1:$PUB/" && break; sleep 0.1; done
+    ok $([ "$(curl -sS -m 5 "http://127.0.0.1:$PUB/index.html")" = inside ]; echo $?) "published: a host client reaches the server inside"
+    err=$(asb -c "$TEST_TMP/pub.cfg" -- -c true 2>&1)
+    ok $([ $? -eq 125 ] && grep -q "cannot listen on 127.0.0.1:$PUB.*in use" <<<"$err"; echo $?) "published: a port in use is refused clearly"
+    kill -TERM $pid
+    wait $pid 2>/dev/null
+    rm -f up.txt index.html
+    if [ -n "$TESTHOST" ] && [ "$(id -u)" = 0 ]; then
+        HOSTADDR=${TESTHOST%.2}.1
+        cat >"$TEST_TMP/pub0.cfg" <<CFG
+sandbox: { name = "pub0"; command = "bash"; packages = [ "/usr/bin/python3" ]; };
+network: { allowed_domains = ( ); published_ports = ( { port = $PUB; bind = "0.0.0.0"; } ); };
+CFG
+        "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/pub0.cfg" -- -c "echo wide > index.html; timeout 60 python3 -m http.server $PUB --bind 127.0.0.1 >/dev/null 2>&1 & echo up > up.txt; wait" &
+        pid=$!
+        for _ in $(seq 100); do [ -e up.txt ] && curl -s -o /dev/null "http://$HOSTADDR:$PUB/" && break; sleep 0.1; done
+        ok $([ "$(curl -sS -m 5 "http://$HOSTADDR:$PUB/index.html")" = wide ]; echo $?) "published: bind 0.0.0.0 is reachable on a non-loopback host address ($HOSTADDR)"
+        kill -TERM $pid
+        wait $pid 2>/dev/null
+        rm -f up.txt index.html
+    else
+        skip "published bind 0.0.0.0 on a created address needs root"
+    fi
+else
+    skip "slirp4netns is not installed: open mode not tested"
+fi
+done_testing
