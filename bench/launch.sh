@@ -12,8 +12,12 @@ trap 'rm -rf "$WORK"' EXIT
 mkdir -p "$WORK/ws" "$WORK/home"
 cd "$WORK/ws"
 export HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
-printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n' >"$WORK/min.cfg"
-printf 'sandbox: { name = "bench"; command = "/bin/true"; common_tools = false; };\nplugins: { git: { protect = false; }; };\n' >"$WORK/bare.cfg"
+# The fs-only sandbox (network off) is what raw bwrap does; the network
+# modes are measured against it below.
+printf 'sandbox: { name = "bench"; command = "/bin/true"; };\nnetwork: { enabled = false; };\n' >"$WORK/min.cfg"
+printf 'sandbox: { name = "bench"; command = "/bin/true"; common_tools = false; };\nnetwork: { enabled = false; };\nplugins: { git: { protect = false; }; };\n' >"$WORK/bare.cfg"
+printf 'sandbox: { name = "bench"; command = "/bin/true"; };\nnetwork: { allowed_domains = ( "example.com" ); };\n' >"$WORK/filtered.cfg"
+printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n' >"$WORK/open.cfg"
 
 # The raw bwrap line: exactly what agentsandbox runs for the minimal config,
 # minus the fds only the launcher can hand over (binds by path instead).
@@ -32,6 +36,16 @@ hyperfine --warmup 5 --min-runs 40 -N \
     -n "agentsandbox -c min.cfg" "$ASB --plugin-dir $BUILD/plugins -c $WORK/min.cfg" \
     -n "agentsandbox (no common tools, no git plugin)" "$ASB --plugin-dir $BUILD/plugins -c $WORK/bare.cfg"
 cat "$WORK/launch.md"
+
+# Network modes against the fs-only sandbox: filtered starts the proxy,
+# open starts slirp4netns.
+modes=(-n "network off (fs only)" "$ASB --plugin-dir $BUILD/plugins -c $WORK/min.cfg"
+    -n "filtered (proxy)" "$ASB --plugin-dir $BUILD/plugins -c $WORK/filtered.cfg")
+if command -v slirp4netns >/dev/null && [ -w /dev/net/tun ]; then
+    modes+=(-n "open (slirp4netns)" "$ASB --plugin-dir $BUILD/plugins -c $WORK/open.cfg")
+fi
+hyperfine --warmup 3 --min-runs 30 -N --export-markdown "$WORK/modes.md" "${modes[@]}"
+cat "$WORK/modes.md"
 
 # Kernel hardening: the filter's compile cost inside the launcher, and what
 # the filter and the Landlock helper add to a bubblewrap start (same shell

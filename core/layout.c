@@ -343,8 +343,13 @@ static int add_common_tools(struct plan *plan, const struct policy *p)
 	qsort(sorted, n_tools, sizeof(*sorted), cmp_str);
 	int r;
 	for (size_t d = 0; d < ARRAY_SIZE(dirs); d++) {
+		char dir_real[PATH_MAX];
+		/* Merged /usr: /bin is /usr/bin, read it once. */
+		if (d > 0 && realpath(dirs[d], dir_real) && strcmp(dir_real, dirs[0]) == 0)
+			continue;
 		DIR *dir = opendir(dirs[d]);
 		if (!dir)
+
 			continue;
 		int dfd = dirfd(dir);
 		struct dirent *de;

@@ -21,6 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 
@@ -414,11 +415,12 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 	if ((sys && (r = write_all(n->ca_fd, sys, sys_len)) < 0) ||
 	    (r = write_all(n->ca_fd, sess, sess_len)) < 0)
 		return r;
+	/* Recorded in the session; the first name goes at exit (bubblewrap may
+	 * still be resolving it while it sets up the mounts). */
 	_cleanup_free_ char *dest = str_printf("%s/ca-bundle.pem", session_dir);
-	if (dest && n->ca_tmp_path && rename(n->ca_tmp_path, dest) == 0) {
-		free(n->ca_tmp_path);
-		n->ca_tmp_path = NULL;
-	}
+	if (dest && n->ca_tmp_path)
+		if (link(n->ca_tmp_path, dest) < 0)
+			log_msg(LOG_INFO, "could not record the CA bundle: %s", strerror(errno));
 	return 0;
 }
 
@@ -682,21 +684,26 @@ int network_wire(struct network *n, const struct policy *p, const char *session_
 	return 0;
 }
 
+/* Ask a helper to stop, give it a second, then make it. A pidfd lets us
+ * wait exactly as long as it takes (no polling sleeps on every launch). */
 static void stop_child(pid_t *pid, int first_signal)
 {
 	if (*pid <= 0)
 		return;
+	int pfd = (int)syscall(SYS_pidfd_open, *pid, 0);
 	kill(*pid, first_signal);
-	for (int i = 0; i < 100; i++) {
-		if (waitpid(*pid, NULL, WNOHANG) == *pid) {
-			*pid = 0;
-			return;
-		}
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, NULL);
+	if (pfd >= 0) {
+		struct pollfd p = {.fd = pfd, .events = POLLIN};
+		int r;
+		do
+			r = poll(&p, 1, 1000);
+		while (r < 0 && errno == EINTR);
+		close(pfd);
 	}
-	kill(*pid, SIGKILL);
-	waitpid(*pid, NULL, 0);
+	if (waitpid(*pid, NULL, WNOHANG) != *pid) {
+		kill(*pid, SIGKILL);
+		waitpid(*pid, NULL, 0);
+	}
 	*pid = 0;
 }
 

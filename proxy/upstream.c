@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <openssl/x509v3.h>
@@ -271,6 +272,28 @@ int upstream_connect_result(int fd)
 	return -e;
 }
 
+/* The system trust store. Parsing the whole bundle file costs ~25 ms at every
+ * start; the hashed certificate directory is read on demand instead. An
+ * explicit SSL_CERT_FILE/SSL_CERT_DIR, or a host without the directory, gets
+ * OpenSSL's defaults. */
+static int load_system_trust(SSL_CTX *ctx)
+{
+	static SSL_CTX *loaded; /* once per context: the first TLS upstream pays */
+	if (loaded == ctx)
+		return 1;
+	const char *dir = X509_get_default_cert_dir();
+	struct stat st;
+	int ok;
+	if (getenv(X509_get_default_cert_file_env()) || getenv(X509_get_default_cert_dir_env()) ||
+	    !dir || stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
+		ok = SSL_CTX_set_default_verify_paths(ctx);
+	else
+		ok = SSL_CTX_load_verify_dir(ctx, dir);
+	if (ok == 1)
+		loaded = ctx;
+	return ok;
+}
+
 int upstream_tls_ctx(const char *extra_ca_file, SSL_CTX **out)
 {
 	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
@@ -284,8 +307,7 @@ int upstream_tls_ctx(const char *extra_ca_file, SSL_CTX **out)
 	                          SSL_MODE_ENABLE_PARTIAL_WRITE);
 	/* One read() per burst of records rather than two per record. */
 	SSL_CTX_set_read_ahead(ctx, 1);
-	if (SSL_CTX_set_default_verify_paths(ctx) != 1 ||
-	    (extra_ca_file && SSL_CTX_load_verify_locations(ctx, extra_ca_file, NULL) != 1) ||
+	if ((extra_ca_file && SSL_CTX_load_verify_locations(ctx, extra_ca_file, NULL) != 1) ||
 	    SSL_CTX_set_alpn_protos(ctx, alpn, sizeof(alpn) - 1) != 0) {
 		SSL_CTX_free(ctx);
 		return -EINVAL;
@@ -296,6 +318,10 @@ int upstream_tls_ctx(const char *extra_ca_file, SSL_CTX **out)
 
 int upstream_tls_new(SSL_CTX *ctx, int fd, const char *host, SSL **out)
 {
+	/* The system roots load on first use, not at start: parsing a bundle
+	 * file (SSL_CERT_FILE) costs tens of ms on every sandbox launch. */
+	if (load_system_trust(ctx) != 1)
+		return -EINVAL;
 	struct host_addr ip;
 	bool is_ip = host_parse_ip(host, &ip) == 1;
 	SSL *ssl = SSL_new(ctx);

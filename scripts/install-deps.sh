@@ -4,13 +4,13 @@
 set -euo pipefail
 
 packages=(
-    # build
-    gcc clang meson ninja-build pkg-config
+    # build (clang + compiler-rt: the ASan/UBSan pass and the fuzzers)
+    gcc clang libclang-rt-14-dev meson ninja-build pkg-config
     libconfig-dev libseccomp-dev libssl-dev libev-dev uuid-dev libcmocka-dev
-    # run
-    bubblewrap ca-certificates
+    # run: the sandbox, and user-mode networking for the open mode
+    bubblewrap slirp4netns ca-certificates
     # tests: real tools inside and around the sandbox
-    git curl python3 procps util-linux binutils passwd iproute2 nix-bin
+    git curl openssl python3 procps util-linux bsdutils binutils passwd iproute2 nix-bin
 )
 # The npm registry test needs node and npm; keep a node that is already there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
