@@ -177,7 +177,8 @@ int allowlist_derive(FILE *in, FILE *out, const char *source_name)
 		n_requests++;
 	}
 	free(line);
-	qsort(hosts, n_hosts, sizeof(*hosts), cmp_hosts);
+	if (n_hosts > 1)
+		qsort(hosts, n_hosts, sizeof(*hosts), cmp_hosts);
 
 	fprintf(out, "# From %s: %zu logged request%s to %zu host%s.\n", source_name, n_requests,
 	        n_requests == 1 ? "" : "s", n_hosts, n_hosts == 1 ? "" : "s");

@@ -130,7 +130,8 @@ int session_prune(const char *root, size_t keep)
 		return r;
 	}
 	/* Names start with a UTC timestamp: newest sort first. */
-	qsort(names.v, names.n, sizeof(char *), cmp_names_desc);
+	if (names.n > 1)
+		qsort(names.v, names.n, sizeof(char *), cmp_names_desc);
 	int removed = 0;
 	for (size_t i = keep; i < names.n; i++) {
 		_cleanup_free_ char *dir = str_printf("%s/%s", root, names.v[i]);

@@ -49,7 +49,8 @@ int subcommand_sessions(const struct policy *p, FILE *out)
 		fprintf(stderr, "agentsandbox: %s: %s\n", root, strerror(-r));
 		return 125;
 	}
-	qsort(names.v, names.n, sizeof(char *), cmp_desc);
+	if (names.n > 1)
+		qsort(names.v, names.n, sizeof(char *), cmp_desc);
 	for (size_t i = 0; i < names.n; i++) {
 		_cleanup_free_ char *lock = str_printf("%s/%s/.lock", root, names.v[i]);
 		_cleanup_close_ int fd = lock ? open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW) : -1;
@@ -111,7 +112,8 @@ int subcommand_allowlist(const struct policy *p, const char *session, FILE *out)
 		/* The newest session that went through the proxy. */
 		struct strv names = {0};
 		(void)list_dir(root, true, NULL, &names);
-		qsort(names.v, names.n, sizeof(char *), cmp_desc);
+		if (names.n > 1)
+			qsort(names.v, names.n, sizeof(char *), cmp_desc);
 		for (size_t i = 0; i < names.n && !log; i++) {
 			_cleanup_free_ char *cand = str_printf("%s/%s/proxy.log", root, names.v[i]);
 			if (cand && access(cand, R_OK) == 0)

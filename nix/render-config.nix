@@ -279,7 +279,9 @@ let
     ]
     ++ [
       (
-        if allowedHostPorts == null then
+        if allowedHostPorts == null && allowedDomains != null then
+          fail "allowedHostPorts" "null (every host port) needs open internet; with allowedDomains set, list the ports"
+        else if allowedHostPorts == null then
           "  host_ports = \"all\";"
         else
           "  host_ports = ${seq "[" "]" (map (port "allowedHostPorts") (listArg "allowedHostPorts" allowedHostPorts))};"

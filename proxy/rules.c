@@ -529,7 +529,12 @@ int netrules_from_setting(const config_setting_t *network, struct netrules **out
 			else if (strcmp(name, "enabled") == 0 || strcmp(name, "unix_sockets") == 0)
 				rc = expect_type(k, CONFIG_TYPE_BOOL, name, err, errlen);
 			else if (strcmp(name, "host_ports") == 0)
-				rc = check_int_list(k, err, errlen);
+				/* "all": every host port (the launcher checks the mode). */
+				rc = config_setting_type(k) == CONFIG_TYPE_STRING &&
+				             strcmp(config_setting_get_string(k), "all") == 0
+				         ? 0
+				         : check_int_list(k, err, errlen);
+
 			else if (strcmp(name, "published_ports") == 0)
 				rc = check_published_ports(k, err, errlen);
 			else

@@ -706,7 +706,8 @@ static void sort_mounts(struct rs_result *r)
 {
 	if (r->n_mounts == 0)
 		return;
-	qsort(r->mounts, r->n_mounts, sizeof(*r->mounts), mount_cmp);
+	if (r->n_mounts > 1)
+		qsort(r->mounts, r->n_mounts, sizeof(*r->mounts), mount_cmp);
 	size_t w = 0;
 	for (size_t i = 0; i < r->n_mounts; i++) {
 		if (w > 0 && strcmp(r->mounts[w - 1].path, r->mounts[i].path) == 0) {

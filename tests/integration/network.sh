@@ -174,6 +174,10 @@ CFG
     check_fails "open: host loopback services are not reachable through the gateway" -- in_open "curl -sS -m 5 http://10.0.2.2:$OTHER/"
     check_fails "open: an unlisted host port is not reachable on 127.0.0.1" -- in_open "curl -sS -m 5 http://127.0.0.1:$OTHER/"
     ok $([ "$(in_open "curl -sS -m 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:$LOOP/")" = 200 ]; echo $?) "open: host_ports = [ P ] reaches exactly P"
+    sed 's/host_ports = \[ [0-9]* \]/host_ports = "all"/' "$TEST_TMP/open.cfg" >"$TEST_TMP/open-all.cfg"
+    ok $([ "$(asb -c "$TEST_TMP/open-all.cfg" -- -c "curl -sS -m 10 -o /dev/null -w '%{http_code}' http://10.0.2.2:$OTHER/")" = 200 ]; echo $?) "open: host_ports = \"all\" reaches the host's loopback at 10.0.2.2"
+    err=$(asb -c "$TEST_TMP/open-all.cfg" --no-network -- -c true 2>&1)
+    ok $([ $? -eq 125 ] && grep -q '"all" needs the open network mode' <<<"$err"; echo $?) "host_ports = \"all\" outside the open mode is refused"
     check "open: the resolver is the engine's" -- in_open 'grep -q "^nameserver 10.0.2.3" /etc/resolv.conf'
     s=$(sessions | tail -1)
     ok $(grep -q '"mode": "open"' "$s/network.json" && grep -q slirp4netns "$s/network.json" && grep -q tap0 "$s/network.json"; echo $?) "open: network.json records the engine and the addresses"

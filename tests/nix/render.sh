@@ -74,7 +74,7 @@ expect full plugins '{browsers={engines=["chromium"]} git={protect=true} nix={al
 expect minimal network '{host_ports=[] published_ports=[] unix_sockets=false}'
 expect minimal plugins '{nix={allow=false}}'
 expect domains-list network.allowed_domains '["anthropic.com" "sentry.io"]'
-expect domains-list network.host_ports '"all"'
+expect domains-list network.host_ports '[5432]'
 expect domains-list plugins.git.protect 'false'
 expect no-internet network.allowed_domains '[]'
 expect no-internet plugins.browsers.engines '["firefox"]'
