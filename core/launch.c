@@ -531,7 +531,6 @@ int launch_run(struct launch *l)
 			r = network_wire(&l->net, p, l->session.dir, l->sandbox_pid);
 			if (r >= 0)
 				r = run_hook(l, "network", offsetof(struct asb_hooks, network));
-
 			if (r >= 0)
 				r = run_hook(l, "pre_exec", offsetof(struct asb_hooks, pre_exec));
 			if (r < 0) {
@@ -579,7 +578,6 @@ fail:
 	log_msg(LOG_ERROR, "launch failed: %s", err_get() ? err_get() : strerror(-r));
 	network_stop(&l->net);
 	launch_post_exit(l, r);
-
 	log_detach();
 	return 125;
 }

@@ -274,7 +274,7 @@ int netns_helper_start(struct netns_helper *h, pid_t sandbox_pid)
 		waitpid(pid, NULL, 0);
 		return -(err ? err : EIO);
 	}
-	h->pid = pid;
+	child_track(&h->proc, pid);
 	h->sock = sv[0];
 	return 0;
 }
@@ -344,10 +344,7 @@ void netns_helper_stop(struct netns_helper *h)
 {
 	if (h->sock >= 0)
 		close(h->sock);
-	if (h->pid > 0) {
-		kill(h->pid, SIGKILL);
-		waitpid(h->pid, NULL, 0);
-	}
+	/* It exits on its own once its channel closes. */
+	child_stop(&h->proc, SIGTERM, 1000);
 	h->sock = -1;
-	h->pid = 0;
 }

@@ -6,11 +6,13 @@
 #ifndef ASB_CORE_NETNS_H
 #define ASB_CORE_NETNS_H
 
+#include "util.h"
+
 #include <stdint.h>
 #include <sys/types.h>
 
 struct netns_helper {
-	pid_t pid;
+	struct child proc;
 	int sock; /* the launcher's end of the request channel */
 };
 

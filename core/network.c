@@ -52,7 +52,10 @@ const char *network_mode_name(int mode)
 void network_init(struct network *n)
 {
 	*n = (struct network){.ca_fd = -1, .engine_exit_fd = -1};
+	n->proxy = CHILD_NONE;
+	n->engine = CHILD_NONE;
 	n->helper.sock = -1;
+	n->helper.proc = CHILD_NONE;
 	for (size_t i = 0; i < NET_MAX_PORTS; i++)
 		n->published[i].fd = -1;
 }
@@ -310,7 +313,7 @@ static int wait_ready(int fd, pid_t pid, const char *what)
 
 /* fork/exec with `keep` fds inherited; the child dies with the launcher.
  * With log_fd >= 0 its stdout and stderr go there. */
-static int spawn_helper(char **argv, const int *keep, size_t n_keep, int log_fd, pid_t *out)
+static int spawn_helper(char **argv, const int *keep, size_t n_keep, int log_fd, struct child *out)
 {
 	pid_t pid = fork();
 	if (pid < 0)
@@ -334,7 +337,7 @@ static int spawn_helper(char **argv, const int *keep, size_t n_keep, int log_fd,
 		execv(argv[0], argv);
 		_exit(127);
 	}
-	*out = pid;
+	child_track(out, pid);
 	return 0;
 }
 
@@ -344,7 +347,6 @@ static void on_proxy_exit(struct ev_loop *loop, ev_child *w, int revents)
 	(void)revents;
 	struct network *n = w->data;
 	ev_child_stop(loop, w);
-	n->proxy_pid = 0;
 	if (n->stopping)
 		return;
 	int st = w->rstatus;
@@ -385,21 +387,21 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 	char *argv[] = {proxy, "--config", p->config_file, "--listen-fd", lfd_s,   "--ca-out",
 	                ca,    "--log",    logf,           "--ready-fd",  ready_s, NULL};
 	int keep[] = {lfd, ready[1]};
-	r = spawn_helper(argv, keep, ARRAY_SIZE(keep), -1, &n->proxy_pid);
+	r = spawn_helper(argv, keep, ARRAY_SIZE(keep), -1, &n->proxy);
 	close(ready[1]);
 	if (r < 0) {
 		close(ready[0]);
 		return r;
 	}
-	r = wait_ready(ready[0], n->proxy_pid, "the filtering proxy");
+	r = wait_ready(ready[0], n->proxy.pid, "the filtering proxy");
 	close(ready[0]);
 	if (r < 0)
 		return r;
-	ev_child_init(&n->proxy_watch, on_proxy_exit, n->proxy_pid, 0);
+	ev_child_init(&n->proxy_watch, on_proxy_exit, n->proxy.pid, 0);
 	n->proxy_watch.data = n;
 	ev_child_start(EV_DEFAULT, &n->proxy_watch);
 	log_msg(LOG_INFO, "filtering proxy %s (pid %d) listens on the sandbox's 127.0.0.1:%d",
-	        proxy, (int)n->proxy_pid, NET_PROXY_PORT);
+	        proxy, (int)n->proxy.pid, NET_PROXY_PORT);
 
 	/* The bundle the sandbox trusts: the system roots plus the session CA
 	 * (whose key never left the proxy). */
@@ -463,8 +465,8 @@ static int start_engine(struct network *n, pid_t pid, const char *session_dir)
 	/* Through the helper, which sits in the sandbox's namespaces and stays
 	 * put, unlike bubblewrap's pid 1 while it sets up. */
 	(void)pid;
-	snprintf(userns, sizeof(userns), "--userns-path=/proc/%d/ns/user", (int)n->helper.pid);
-	snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int)n->helper.pid);
+	snprintf(userns, sizeof(userns), "--userns-path=/proc/%d/ns/user", (int)n->helper.proc.pid);
+	snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int)n->helper.proc.pid);
 	/* The host's loopback stays closed (unless host_ports = "all"), and
 	 * slirp4netns confines itself too. */
 	char *argv[16];
@@ -491,7 +493,7 @@ static int start_engine(struct network *n, pid_t pid, const char *session_dir)
 	_cleanup_free_ char *log_path = str_printf("%s/slirp4netns.log", session_dir);
 	_cleanup_close_ int log_fd =
 	    log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
-	int r = spawn_helper(argv, keep, ARRAY_SIZE(keep), log_fd, &n->engine_pid);
+	int r = spawn_helper(argv, keep, ARRAY_SIZE(keep), log_fd, &n->engine);
 	close(ready[1]);
 	close(exitp[0]);
 	if (r < 0) {
@@ -500,7 +502,7 @@ static int start_engine(struct network *n, pid_t pid, const char *session_dir)
 		return r;
 	}
 	n->engine_exit_fd = exitp[1];
-	r = wait_ready(ready[0], n->engine_pid, "slirp4netns");
+	r = wait_ready(ready[0], n->engine.pid, "slirp4netns");
 	close(ready[0]);
 	size_t len = 0;
 	for (char **arg = argv; *arg; arg++)
@@ -512,7 +514,7 @@ static int start_engine(struct network *n, pid_t pid, const char *session_dir)
 		strcat(n->engine_args, *arg);
 	}
 	if (r >= 0)
-		log_msg(LOG_INFO, "slirp4netns (pid %d): %s", (int)n->engine_pid,
+		log_msg(LOG_INFO, "slirp4netns (pid %d): %s", (int)n->engine.pid,
 		        n->engine_args ? n->engine_args : "");
 	return r;
 }
@@ -587,7 +589,7 @@ static void write_record(struct network *n, const char *session_dir)
 	fputs(",\n", f);
 	if (n->mode == NET_FILTERED) {
 		fprintf(f, "  \"proxy\": { \"address\": \"127.0.0.1:%d\", \"pid\": %d },\n",
-		        NET_PROXY_PORT, (int)n->proxy_pid);
+		        NET_PROXY_PORT, (int)n->proxy.pid);
 		fprintf(f, "  \"rules\": [");
 		for (size_t i = 0; i < n->rules->n_rules; i++) {
 			const struct netrule *r = &n->rules->rules[i];
@@ -614,7 +616,7 @@ static void write_record(struct network *n, const char *session_dir)
 	}
 	if (n->mode == NET_OPEN) {
 		fprintf(f, "  \"engine\": { \"name\": \"slirp4netns\", \"pid\": %d, \"args\": ",
-		        (int)n->engine_pid);
+		        (int)n->engine.pid);
 		json_str(f, n->engine_args);
 		fputs(" },\n", f);
 	}
@@ -684,44 +686,21 @@ int network_wire(struct network *n, const struct policy *p, const char *session_
 	return 0;
 }
 
-/* Ask a helper to stop, give it a second, then make it. A pidfd lets us
- * wait exactly as long as it takes (no polling sleeps on every launch). */
-static void stop_child(pid_t *pid, int first_signal)
-{
-	if (*pid <= 0)
-		return;
-	int pfd = (int)syscall(SYS_pidfd_open, *pid, 0);
-	kill(*pid, first_signal);
-	if (pfd >= 0) {
-		struct pollfd p = {.fd = pfd, .events = POLLIN};
-		int r;
-		do
-			r = poll(&p, 1, 1000);
-		while (r < 0 && errno == EINTR);
-		close(pfd);
-	}
-	if (waitpid(*pid, NULL, WNOHANG) != *pid) {
-		kill(*pid, SIGKILL);
-		waitpid(*pid, NULL, 0);
-	}
-	*pid = 0;
-}
-
 void network_stop(struct network *n)
 {
 	n->stopping = true;
 	for (size_t i = 0; i < n->n_bridges; i++)
 		bridge_close(n->bridges[i]);
 	n->n_bridges = 0;
-	if (n->proxy_pid > 0) {
+	if (n->proxy.pid > 0) {
 		ev_child_stop(EV_DEFAULT, &n->proxy_watch);
-		stop_child(&n->proxy_pid, SIGTERM);
+		child_stop(&n->proxy, SIGTERM, 1000);
 	}
 	if (n->engine_exit_fd >= 0) {
 		close(n->engine_exit_fd); /* slirp4netns exits on its own */
 		n->engine_exit_fd = -1;
 	}
-	stop_child(&n->engine_pid, SIGTERM);
+	child_stop(&n->engine, SIGTERM, 1000);
 	netns_helper_stop(&n->helper);
 	for (size_t i = 0; i < n->n_published; i++)
 		if (n->published[i].fd >= 0) {

@@ -42,8 +42,8 @@ struct network {
 
 	int ca_fd;         /* the CA bundle file, bound read-only inside */
 	char *ca_tmp_path; /* until it moves into the session directory */
-	pid_t proxy_pid;
-	pid_t engine_pid;
+	struct child proxy;
+	struct child engine;
 	int engine_exit_fd; /* slirp4netns exits when this closes */
 	struct netns_helper helper;
 	struct bridge_listener *bridges[2 * NET_MAX_PORTS];

@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <string.h>
 #include <dirent.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
 
 int strv_push_take(struct strv *s, char *str)
 {
@@ -194,4 +198,47 @@ int mkdir_p(const char *path, unsigned mode)
 	if (mkdir(p, mode) < 0 && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+void child_track(struct child *c, pid_t pid)
+{
+	c->pid = pid;
+	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static bool child_wait(struct child *c, int timeout_ms)
+{
+	if (c->pidfd < 0)
+		return false;
+	struct pollfd p = {.fd = c->pidfd, .events = POLLIN};
+	int r;
+	do
+		r = poll(&p, 1, timeout_ms);
+	while (r < 0 && errno == EINTR);
+	return r == 1;
+}
+
+static void child_signal(struct child *c, int sig)
+{
+	if (c->pidfd >= 0)
+		(void)syscall(SYS_pidfd_send_signal, c->pidfd, sig, NULL, 0);
+	/* Without a pidfd (old kernels) the pid is all there is. */
+	else if (c->pid > 0)
+		kill(c->pid, sig);
+}
+
+void child_stop(struct child *c, int sig, int timeout_ms)
+{
+	if (c->pid <= 0)
+		return;
+	child_signal(c, sig);
+	if (!child_wait(c, timeout_ms)) {
+		child_signal(c, SIGKILL);
+		(void)child_wait(c, 1000);
+	}
+	/* Reap it unless the event loop already did. */
+	(void)waitpid(c->pid, NULL, c->pidfd >= 0 ? WNOHANG : 0);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	*c = CHILD_NONE;
 }

@@ -7,6 +7,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 static inline void freep(void *p)
@@ -70,5 +71,20 @@ int read_file(const char *path, char **out, size_t *len_out);
 int rm_rf(const char *path);
 /* mkdir -p with mode for the created components. */
 int mkdir_p(const char *path, unsigned mode);
+
+/* A child process we started, held by pidfd as well: signals and waits go
+ * to that very process even if something else reaped it and its pid was
+ * reused (the supervisor's event loop reaps any child that exits). */
+struct child {
+	pid_t pid;
+	int pidfd;
+};
+
+#define CHILD_NONE ((struct child){.pid = 0, .pidfd = -1})
+
+/* Start tracking `pid` (call right after fork, before any loop runs). */
+void child_track(struct child *c, pid_t pid);
+/* Send `sig`, wait up to timeout_ms for it to end, then SIGKILL; reap. */
+void child_stop(struct child *c, int sig, int timeout_ms);
 
 #endif
