@@ -26,7 +26,8 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &b);
-	double us = ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / n / 1e3;
+	double us =
+	    ((double)(b.tv_sec - a.tv_sec) * 1e9 + (double)(b.tv_nsec - a.tv_nsec)) / n / 1e3;
 	struct stat st;
 	fstat(fd, &st);
 	printf("seccomp filter compile: %.0f us per launch (%lld BPF instructions)\n", us,

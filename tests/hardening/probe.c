@@ -381,7 +381,10 @@ static const struct {
 	const char *name;
 	long (*fn)(void);
 } ops[] = {
-#define OP(n) {#n, op_##n}
+#define OP(n)                                                                                      \
+	{                                                                                          \
+#n, op_##n                                                                         \
+	}
     OP(socket_unix),
     OP(socket_unix_hibit),
     OP(socketpair_stream),
