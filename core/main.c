@@ -145,6 +145,10 @@ static int print_check(const struct launch *l)
 		*t1 = *t2 = '\0';
 		printf("%s: %s: %s\n", line, t1 + 1, t2 + 1);
 	}
+	printf("network: %s%s\n", network_mode_name(l->net.mode),
+	       l->net.mode == NET_FILTERED ? " (filtering proxy on the sandbox's 127.0.0.1:3128)"
+	       : l->net.mode == NET_OPEN   ? " (slirp4netns, host loopback closed)"
+	                                   : " (loopback only)");
 	printf("workspace: %s%s\n", p->workspace.value,
 	       layout_workspace_exposes_home(p) ? " (contains $HOME: needs --allow-home)" : "");
 	return hardening_check(stdout, l);

@@ -157,8 +157,9 @@ static int add_ca_bundle(struct network *n, struct plan *plan, const char *state
 		                   NET_CA_BUNDLE, "network");
 	} else {
 		/* Written once the proxy made its CA; bound now (mounts happen before
-		 * the sandbox waits for us), so the file must exist already: it lives
-		 * beside the session directories and moves into the session's. */
+		 * the sandbox waits for us), so the file must exist already: it is
+		 * made beside the session directories, linked into the session's
+		 * once that exists, and its first name goes at exit. */
 		if ((r = mkdir_p(state_root, 0700)) < 0)
 			return r;
 		_cleanup_free_ char *tmpl =

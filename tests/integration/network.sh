@@ -180,6 +180,19 @@ CFG
     ok $([ $? -eq 125 ] && grep -q '"all" needs the open network mode' <<<"$err"; echo $?) "host_ports = \"all\" outside the open mode is refused"
     check "open: the resolver is the engine's" -- in_open 'grep -q "^nameserver 10.0.2.3" /etc/resolv.conf'
     s=$(sessions | tail -1)
+    # Killing agentsandbox leaves no engine behind either.
+    "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/open.cfg" -- -c "echo up > up.txt; sleep 300" &
+    pid=$!
+    for _ in $(seq 100); do [ -e up.txt ] && break; sleep 0.1; done
+    live=$(sessions | tail -1)
+    engine_pid=$(sed -n 's/.*"engine": { "name": "slirp4netns", "pid": \([0-9]*\).*/\1/p' "$live/network.json")
+    ok $([ -n "$engine_pid" ] && kill -0 "$engine_pid"; echo $?) "open: slirp4netns runs with the sandbox (pid $engine_pid)"
+    kill -KILL $pid
+    wait $pid 2>/dev/null
+    gone=1
+    for _ in $(seq 50); do kill -0 "$engine_pid" 2>/dev/null || { gone=0; break; }; sleep 0.1; done
+    ok $gone "SIGKILL of agentsandbox takes slirp4netns with it"
+    rm -f up.txt
     ok $(grep -q '"mode": "open"' "$s/network.json" && grep -q slirp4netns "$s/network.json" && grep -q tap0 "$s/network.json"; echo $?) "open: network.json records the engine and the addresses"
 
     # --- published ports -----------------------------------------------------------
