@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "closure.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -13,32 +14,6 @@
 
 /* A closure listing larger than this is not a package, it is a mistake. */
 #define CLOSURE_MAX_BYTES (16u << 20)
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
-static void closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-#define _cleanup_close_ __attribute__((cleanup(closep)))
-
-static void freep(void *p)
-{
-	free(*(void **)p);
-}
-#define _cleanup_free_ __attribute__((cleanup(freep)))
 
 size_t nix_store_path_len(const char *path)
 {

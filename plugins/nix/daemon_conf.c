@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon_conf.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -9,25 +10,6 @@
 
 /* Includes nest at most this deep: a loop is an error, not a hang. */
 #define NIX_CONF_MAX_DEPTH 16
-
-static void freep(void *p)
-{
-	free(*(void **)p);
-}
-#define _cleanup_free_ __attribute__((cleanup(freep)))
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 static void strv_clear(struct nix_strv *s)
 {

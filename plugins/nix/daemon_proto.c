@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon_proto.h"
+#include "util.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -22,26 +23,6 @@
 /* We speak 1.35: the first version in which the daemon reports trust. We
  * only handshake, so nothing later matters. */
 #define CLIENT_VERSION ((1u << 8) | 35u)
-
-static void closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-#define _cleanup_close_ __attribute__((cleanup(closep)))
-
-static void set_err(char *err, size_t len, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void set_err(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (err == NULL || len == 0)
-		return;
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
 
 static int write_all(int fd, const void *buf, size_t len)
 {

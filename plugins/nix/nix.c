@@ -13,6 +13,7 @@
  * closure (`nix-store -qR`); the rest of the store stays hidden.
  */
 #include "closure.h"
+#include "util.h"
 #include "daemon_conf.h"
 #include "daemon_proto.h"
 
@@ -38,25 +39,6 @@
 #define NIX_QUERY_TIMEOUT_MS 5000
 
 extern char **environ;
-
-static void freep(void *p)
-{
-	free(*(void **)p);
-}
-#define _cleanup_free_ __attribute__((cleanup(freep)))
-
-static void closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-#define _cleanup_close_ __attribute__((cleanup(closep)))
-
-static void closedirp(DIR **d)
-{
-	if (*d != NULL)
-		closedir(*d);
-}
 
 /* Client programs put on PATH with allow = true, when the host has them. */
 static const char *const nix_tools[] = {"nix",       "nix-store",        "nix-instantiate",
