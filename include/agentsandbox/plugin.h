@@ -124,7 +124,8 @@ struct asb_host {
 	 * "command", "backend", "tmpdir". NULL when unknown or unset. */
 	const char *(*policy_string)(struct asb_ctx *ctx, const char *key);
 	/* Booleans/integers by name ("unix_sockets", "network_enabled",
-	 * "is_root", "uid", "gid"); -ENOENT when unknown. */
+	 * "is_root", "uid", "gid", "dry_run" (1 for --show-config/--check: nothing
+	 * will run)); -ENOENT when unknown. */
 	int (*policy_int)(struct asb_ctx *ctx, const char *key, int64_t *out);
 	/* String lists by name: "packages", "rw_dirs", "rw_files", "ro_dirs",
 	 * "ro_files" (expanded, absolute). Count, or -ENOENT. */
