@@ -477,23 +477,8 @@ int launch_run(struct launch *l)
 		goto fail;
 	}
 	l->have_session = true;
-	int removed = session_prune(root, SESSION_KEEP);
 	log_fd = session_open(&l->session, "launch.log");
-	if (log_fd >= 0)
-		log_attach_file(log_fd);
-	log_policy(l);
-	hardening_log(l);
 	hardening_self();
-	if (removed > 0)
-		log_msg(LOG_INFO, "pruned %d old session director%s", removed,
-		        removed == 1 ? "y" : "ies");
-	if ((r = write_backend_args(l)) < 0) {
-		err_set("cannot write %s.args: %s", l->backend->name, strerror(-r));
-		goto fail;
-	}
-	for (size_t i = 0; i < l->n_artifacts; i++)
-		(void)session_write(&l->session, l->artifacts[i].name, l->artifacts[i].data,
-		                    l->artifacts[i].len);
 
 	char **envp = build_envp(&l->plan);
 	if (!envp) {
@@ -519,6 +504,22 @@ int launch_run(struct launch *l)
 	l->info_fd = -1;
 	close(l->block_fd);
 	l->block_fd = -1;
+
+	/* The records are written while bubblewrap sets the sandbox up, off the
+	 * path to the agent's first instruction. */
+	if (log_fd >= 0)
+		log_attach_file(log_fd);
+	log_policy(l);
+	hardening_log(l);
+	if ((r = write_backend_args(l)) < 0)
+		log_msg(LOG_WARN, "cannot write %s.args: %s", l->backend->name, strerror(-r));
+	for (size_t i = 0; i < l->n_artifacts; i++)
+		(void)session_write(&l->session, l->artifacts[i].name, l->artifacts[i].data,
+		                    l->artifacts[i].len);
+	int removed = session_prune(root, SESSION_KEEP);
+	if (removed > 0)
+		log_msg(LOG_INFO, "pruned %d old session director%s", removed,
+		        removed == 1 ? "y" : "ies");
 	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)child);
 
 	if (l->block_write_fd >= 0) {
@@ -575,6 +576,8 @@ int launch_run(struct launch *l)
 	log_detach();
 	return code;
 fail:
+	if (log_fd >= 0)
+		log_attach_file(log_fd);
 	log_msg(LOG_ERROR, "launch failed: %s", err_get() ? err_get() : strerror(-r));
 	network_stop(&l->net);
 	launch_post_exit(l, r);

@@ -20,14 +20,24 @@ void log_set_sink(log_sink_fn sink)
 
 int log_attach_file(int fd)
 {
+	if (log_fd == fd)
+		return 0;
 	log_fd = fd;
+	/* What was said before the file existed, in one write. */
+	size_t len = 0;
+	for (size_t i = 0; i < pending.n; i++)
+		len += strlen(pending.v[i]);
+	_cleanup_free_ char *all = malloc(len + 1);
+	if (!all)
+		return -ENOMEM;
+	char *w = all;
 	for (size_t i = 0; i < pending.n; i++) {
-		int r = write_all(fd, pending.v[i], strlen(pending.v[i]));
-		if (r < 0)
-			return r;
+		size_t n = strlen(pending.v[i]);
+		memcpy(w, pending.v[i], n);
+		w += n;
 	}
 	strv_clear(&pending);
-	return 0;
+	return write_all(fd, all, len);
 }
 
 void log_detach(void)
