@@ -14,6 +14,8 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/nsfs.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -157,27 +159,42 @@ static int wait_loopback(void)
 	return -ETIMEDOUT;
 }
 
-/* Open a namespace of the sandbox's pid 1. While bubblewrap switches
- * credentials there, the process is briefly not dumpable and its /proc
- * entries refuse us: retry for a moment. */
-static int join(pid_t pid, const char *ns, int type)
+/* Join the sandbox's network namespace, and first the user namespace that
+ * owns it (which grants what joining the network namespace needs, also to an
+ * unprivileged launcher). Not /proc/PID/ns/user: bubblewrap may have moved
+ * its pid 1 into a nested user namespace by then (--disable-userns), and
+ * from there the network namespace is out of reach.
+ * While bubblewrap switches credentials the process is briefly not dumpable
+ * and its /proc entries refuse us: retry for a moment. */
+static int join_net(pid_t pid)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%d/ns/%s", (int)pid, ns);
-	int r = -EPERM;
-	for (int i = 0; i < 2000 && (r == -EPERM || r == -EACCES); i++) {
-		if (i) {
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
+	int net = -1;
+	for (int i = 0; i < 2000 && net < 0; i++) {
+		net = open(path, O_RDONLY | O_CLOEXEC);
+		if (net < 0 && errno != EPERM && errno != EACCES)
+			return -errno;
+		if (net < 0) {
 			struct timespec ts = {0, 1000 * 1000};
 			nanosleep(&ts, NULL);
 		}
-		int fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (fd < 0) {
-			r = -errno;
-			continue;
-		}
-		r = setns(fd, type) < 0 ? -errno : 0;
-		close(fd);
 	}
+	if (net < 0)
+		return -EPERM;
+	int r = 0;
+	int user = ioctl(net, NS_GET_USERNS);
+	if (user < 0) {
+		r = -errno;
+	} else {
+		/* Already there (a launcher inside the same user namespace): EINVAL. */
+		if (setns(user, CLONE_NEWUSER) < 0 && errno != EINVAL)
+			r = -errno;
+		close(user);
+	}
+	if (r == 0 && setns(net, CLONE_NEWNET) < 0)
+		r = -errno;
+	close(net);
 	return r;
 }
 
@@ -238,19 +255,7 @@ int netns_helper_start(struct netns_helper *h, pid_t sandbox_pid)
 		sigset_t all;
 		sigfillset(&all);
 		sigprocmask(SIG_UNBLOCK, &all, NULL);
-		/* The user namespace first: it grants what joining the network
-		 * namespace needs, for an unprivileged launcher too. */
-		int r = 0;
-		char self_user[64], target_user[64];
-		snprintf(target_user, sizeof(target_user), "/proc/%d/ns/user", (int)sandbox_pid);
-		ssize_t a = readlink("/proc/self/ns/user", self_user, sizeof(self_user) - 1);
-		char tu[64];
-		ssize_t b = readlink(target_user, tu, sizeof(tu) - 1);
-		bool same = a > 0 && b > 0 && a == b && memcmp(self_user, tu, (size_t)a) == 0;
-		if (!same)
-			r = join(sandbox_pid, "user", CLONE_NEWUSER);
-		if (r == 0)
-			r = join(sandbox_pid, "net", CLONE_NEWNET);
+		int r = join_net(sandbox_pid);
 		if (r == 0)
 			r = wait_loopback();
 
