@@ -289,6 +289,32 @@ wait "$UPROXY" 2>/dev/null
 [ ! -e proxy.sock ]
 ok $? "the unix socket is removed at exit"
 
+# --- the system trust store (loaded on the first TLS upstream) ---
+# Without upstream_ca_file, an origin is trusted only through the system
+# store; SSL_CERT_FILE names that store, as it does for OpenSSL.
+grep -v upstream_ca_file asb.cfg >sys.cfg
+sys_proxy() { # BUNDLE -> HTTP code of an intercepted HTTPS request
+    rm -f sysready
+    mkfifo sysready
+    SSL_CERT_FILE=$1 "$ASB_PROXY" --config sys.cfg --listen 127.0.0.1:0 --ca-out sysca.pem \
+        --log sys.log --ready-fd 3 3>sysready 2>/dev/null &
+    local pid=$!
+    read -r -t 10 -n 1 _ <sysready
+    local port
+    port=$(sed -n 's/.*proxy: listening on 127.0.0.1:\([0-9]*\)$/\1/p' sys.log)
+    curl -sS --max-time 20 -x "http://127.0.0.1:$port" --cacert sysca.pem -o /dev/null \
+        -w '%{http_code}' "https://a.test:$SP/hello" 2>/dev/null
+    kill "$pid"
+    wait "$pid" 2>/dev/null
+    rm -f sys.log
+}
+[ "$(sys_proxy "$TEST_TMP/upca.pem")" = 200 ]
+ok $? "an origin signed by a CA in the system store (SSL_CERT_FILE) is trusted"
+openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+    -subj /CN=unrelated-ca -keyout other.key -out other.pem 2>/dev/null
+[ "$(sys_proxy "$TEST_TMP/other.pem")" = 502 ]
+ok $? "and not trusted when the system store does not hold its CA (502)"
+
 # --- timeouts ---
 out=$(CLIENT raw "GET http://a.test:$HP/hello HTTP/1.1\\r\\n")
 [[ "$out" == "408 closed"* ]]
