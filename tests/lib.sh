@@ -86,3 +86,19 @@ asb() { "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" "$@"; }
 
 # sessions: the session directories created so far, oldest first.
 sessions() { ls -1d "$XDG_STATE_HOME"/agentsandbox/*/ 2>/dev/null | sort; }
+
+# make_test_pki NAME...: in the current directory, a test CA (upca.pem,
+# upca.key) and a server certificate for the given names (srv.pem, srv.key),
+# as the "internet" of the proxy and network tests presents them.
+make_test_pki() {
+    local san=
+    local n
+    for n in "$@"; do san="${san:+$san,}DNS:$n"; done
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
+        -subj /CN=asb-test-origin-ca -keyout upca.key -out upca.pem 2>/dev/null &&
+        openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj "/CN=$1" \
+            -keyout srv.key -out srv.csr 2>/dev/null &&
+        printf 'subjectAltName=%s\n' "$san" >srv.ext &&
+        openssl x509 -req -in srv.csr -CA upca.pem -CAkey upca.key -CAcreateserial -days 2 \
+            -extfile srv.ext -out srv.pem 2>/dev/null
+}

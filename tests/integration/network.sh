@@ -12,13 +12,7 @@ HERE="$SRC_ROOT/tests/proxy"
 cd "$TEST_TMP" || exit 1
 
 # --- origin servers with a test CA ---------------------------------------------
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-    -subj /CN=asb-test-origin-ca -keyout upca.key -out upca.pem 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=a.test \
-    -keyout srv.key -out srv.csr 2>/dev/null
-printf 'subjectAltName=DNS:a.test,DNS:b.test,DNS:c.test\n' >srv.ext
-openssl x509 -req -in srv.csr -CA upca.pem -CAkey upca.key -CAcreateserial -days 2 \
-    -extfile srv.ext -out srv.pem 2>/dev/null
+make_test_pki a.test b.test c.test || skip_all "openssl could not make the test certificates"
 python3 "$HERE/servers.py" ports srv.pem srv.key &
 at_exit "kill $! 2>/dev/null"
 for _ in $(seq 100); do [ -s ports ] && break; sleep 0.1; done
@@ -125,41 +119,42 @@ ok $([ "$out" = "200/200 200/200 200/200 403/200 403/200 000/403 " ]; echo $?) "
 out=$(asb -c "$TEST_TMP/filtered.cfg" --no-network -- -c 'cat /proc/net/dev | grep -c ":"; env | grep -ci _proxy')
 ok $([ "$(head -1 <<<"$out")" = 1 ] && [ "$(tail -1 <<<"$out")" = 0 ]; echo $?) "off: loopback only, no proxy ($out)"
 
+# --- test hosts ----------------------------------------------------------------
+# A test host: in its own network namespace when root, else this machine's
+# own non-loopback address.
+TESTHOST=
+if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
+    ns=asbtest$$
+    if ip netns add $ns 2>/dev/null; then
+        at_exit "ip netns del $ns"
+        ip link add asbv$$ type veth peer name asbp$$ &&
+            ip link set asbp$$ netns $ns &&
+            ip addr add 10.234.$(($$ % 250)).1/24 dev asbv$$ && ip link set asbv$$ up &&
+            ip netns exec $ns ip addr add 10.234.$(($$ % 250)).2/24 dev asbp$$ &&
+            ip netns exec $ns ip link set asbp$$ up && ip netns exec $ns ip link set lo up &&
+            TESTHOST=10.234.$(($$ % 250)).2
+        at_exit "ip link del asbv$$ 2>/dev/null"
+        ip netns exec $ns timeout 120 python3 -m http.server 8000 --bind 0.0.0.0 >/dev/null 2>&1 &
+        at_exit "kill $! 2>/dev/null"
+        TESTPORT=8000
+    fi
+fi
+if [ -z "$TESTHOST" ]; then
+    TESTHOST=$(ip -4 -o addr show scope global 2>/dev/null | awk '{sub(/\/.*/, "", $4); print $4; exit}')
+    TESTPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("",0)); print(s.getsockname()[1])')
+    python3 -m http.server "$TESTPORT" --bind "$TESTHOST" >/dev/null 2>&1 &
+    at_exit "kill $! 2>/dev/null"
+fi
+sleep 0.5
+
 # --- open ----------------------------------------------------------------------
 if command -v slirp4netns >/dev/null; then
-    python3 -m http.server 0 --bind 127.0.0.1 >"$TEST_TMP/loop.log" 2>&1 &
-    at_exit "kill $! 2>/dev/null"
     LOOP=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     python3 -m http.server "$LOOP" --bind 127.0.0.1 >/dev/null 2>&1 &
     at_exit "kill $! 2>/dev/null"
     OTHER=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     python3 -m http.server "$OTHER" --bind 127.0.0.1 >/dev/null 2>&1 &
     at_exit "kill $! 2>/dev/null"
-    # A test host: in its own network namespace when root, else this machine's
-    # own non-loopback address.
-    TESTHOST=
-    if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then
-        ns=asbtest$$
-        if ip netns add $ns 2>/dev/null; then
-            at_exit "ip netns del $ns"
-            ip link add asbv$$ type veth peer name asbp$$ &&
-                ip link set asbp$$ netns $ns &&
-                ip addr add 10.234.$(($$ % 250)).1/24 dev asbv$$ && ip link set asbv$$ up &&
-                ip netns exec $ns ip addr add 10.234.$(($$ % 250)).2/24 dev asbp$$ &&
-                ip netns exec $ns ip link set asbp$$ up && ip netns exec $ns ip link set lo up &&
-                TESTHOST=10.234.$(($$ % 250)).2
-            at_exit "ip link del asbv$$ 2>/dev/null"
-            ip netns exec $ns timeout 120 python3 -m http.server 8000 --bind 0.0.0.0 >/dev/null 2>&1 &
-            at_exit "kill $! 2>/dev/null"
-            TESTPORT=8000
-        fi
-    fi
-    if [ -z "$TESTHOST" ]; then
-        TESTHOST=$(ip -4 -o addr show scope global 2>/dev/null | awk '{sub(/\/.*/, "", $4); print $4; exit}')
-        TESTPORT=$(python3 -c 'import socket; s=socket.socket(); s.bind(("",0)); print(s.getsockname()[1])')
-        python3 -m http.server "$TESTPORT" --bind "$TESTHOST" >/dev/null 2>&1 &
-        at_exit "kill $! 2>/dev/null"
-    fi
     sleep 0.5
     cat >"$TEST_TMP/open.cfg" <<CFG
 sandbox: { name = "open"; command = "bash"; packages = [ "curl", "/usr/bin/python3" ]; };
@@ -194,39 +189,44 @@ CFG
     ok $gone "SIGKILL of agentsandbox takes slirp4netns with it"
     rm -f up.txt
     ok $(grep -q '"mode": "open"' "$s/network.json" && grep -q slirp4netns "$s/network.json" && grep -q tap0 "$s/network.json"; echo $?) "open: network.json records the engine and the addresses"
+else
+    skip "slirp4netns is not installed: open mode not tested"
+fi
 
-    # --- published ports -----------------------------------------------------------
-    PUB=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-    cat >"$TEST_TMP/pub.cfg" <<CFG
-sandbox: { name = "pub"; command = "bash"; packages = [ "/usr/bin/python3" ]; };
-network: { allowed_domains = ( ); published_ports = ( $PUB ); };
-CFG
-    "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/pub.cfg" -- -c "echo inside > index.html; timeout 60 python3 -m http.server $PUB --bind 127.0.0.1 >/dev/null 2>&1 & echo up > up.txt; wait" &
-    pid=$!
-    for _ in $(seq 100); do [ -e up.txt ] && curl -s -o /dev/null "http://127.0.0.1:$PUB/" && break; sleep 0.1; done
-    ok $([ "$(curl -sS -m 5 "http://127.0.0.1:$PUB/index.html")" = inside ]; echo $?) "published: a host client reaches the server inside"
-    err=$(asb -c "$TEST_TMP/pub.cfg" -- -c true 2>&1)
-    ok $([ $? -eq 125 ] && grep -q "cannot listen on 127.0.0.1:$PUB.*in use" <<<"$err"; echo $?) "published: a port in use is refused clearly"
+# --- published ports -----------------------------------------------------------
+# serve_published CFG WORD ADDR [CHECK]: the agent serves WORD on its
+# 127.0.0.1:$PUB; $served is what a host client gets at ADDR:$PUB. CHECK (a
+# function) runs while the sandbox still serves.
+serve_published() {
+    "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$1" -- -c "echo $2 > index.html; timeout 60 python3 -m http.server $PUB --bind 127.0.0.1 >/dev/null 2>&1 & echo up > up.txt; wait" &
+    local pid=$!
+    for _ in $(seq 100); do [ -e up.txt ] && curl -s -o /dev/null "http://$3:$PUB/" && break; sleep 0.1; done
+    served=$(curl -sS -m 5 "http://$3:$PUB/index.html")
+    [ -z "${4:-}" ] || "$4"
     kill -TERM $pid
     wait $pid 2>/dev/null
     rm -f up.txt index.html
-    if [ -n "$TESTHOST" ] && [ "$(id -u)" = 0 ]; then
-        HOSTADDR=${TESTHOST%.2}.1
-        cat >"$TEST_TMP/pub0.cfg" <<CFG
+}
+PUB=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+cat >"$TEST_TMP/pub.cfg" <<CFG
+sandbox: { name = "pub"; command = "bash"; packages = [ "/usr/bin/python3" ]; };
+network: { allowed_domains = ( ); published_ports = ( $PUB ); };
+CFG
+port_in_use() {
+    err=$(asb -c "$TEST_TMP/pub.cfg" -- -c true 2>&1)
+    ok $([ $? -eq 125 ] && grep -q "cannot listen on 127.0.0.1:$PUB.*in use" <<<"$err"; echo $?) "published: a port in use is refused clearly"
+}
+serve_published "$TEST_TMP/pub.cfg" inside 127.0.0.1 port_in_use
+ok $([ "$served" = inside ]; echo $?) "published: a host client reaches the server inside"
+if [ -n "$TESTHOST" ] && [ "$(id -u)" = 0 ]; then
+    cat >"$TEST_TMP/pub0.cfg" <<CFG
 sandbox: { name = "pub0"; command = "bash"; packages = [ "/usr/bin/python3" ]; };
 network: { allowed_domains = ( ); published_ports = ( { port = $PUB; bind = "0.0.0.0"; } ); };
 CFG
-        "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/pub0.cfg" -- -c "echo wide > index.html; timeout 60 python3 -m http.server $PUB --bind 127.0.0.1 >/dev/null 2>&1 & echo up > up.txt; wait" &
-        pid=$!
-        for _ in $(seq 100); do [ -e up.txt ] && curl -s -o /dev/null "http://$HOSTADDR:$PUB/" && break; sleep 0.1; done
-        ok $([ "$(curl -sS -m 5 "http://$HOSTADDR:$PUB/index.html")" = wide ]; echo $?) "published: bind 0.0.0.0 is reachable on a non-loopback host address ($HOSTADDR)"
-        kill -TERM $pid
-        wait $pid 2>/dev/null
-        rm -f up.txt index.html
-    else
-        skip "published bind 0.0.0.0 on a created address needs root"
-    fi
+    HOSTADDR=${TESTHOST%.2}.1
+    serve_published "$TEST_TMP/pub0.cfg" wide "$HOSTADDR"
+    ok $([ "$served" = wide ]; echo $?) "published: bind 0.0.0.0 is reachable on a non-loopback host address ($HOSTADDR)"
 else
-    skip "slirp4netns is not installed: open mode not tested"
+    skip "published bind 0.0.0.0 on a created address needs root"
 fi
 done_testing

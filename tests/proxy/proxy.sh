@@ -12,13 +12,7 @@ done
 
 cd "$TEST_TMP"
 # --- origin servers with a test CA ---
-openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2 \
-    -subj /CN=test-upstream-ca -keyout upca.key -out upca.pem 2>/dev/null
-openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -subj /CN=a.test \
-    -keyout srv.key -out srv.csr 2>/dev/null
-printf 'subjectAltName=DNS:a.test,DNS:b.test,DNS:ws.test,DNS:private.test\n' >srv.ext
-openssl x509 -req -in srv.csr -CA upca.pem -CAkey upca.key -CAcreateserial -days 2 \
-    -extfile srv.ext -out srv.pem 2>/dev/null
+make_test_pki a.test b.test ws.test private.test || skip_all "openssl could not make the test certificates"
 python3 "$HERE/servers.py" ports srv.pem srv.key &
 SERVERS=$!
 at_exit "kill $SERVERS 2>/dev/null"
