@@ -1,34 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Scoped cleanup helpers and path utilities shared by the git plugin. */
+/* Path utilities shared by the git plugin (and the common cleanup helpers). */
 #ifndef ASB_GIT_UTIL_H
 #define ASB_GIT_UTIL_H
+
+#include "../common/cleanup.h"
 
 #include <dirent.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-static inline void freep(void *p)
-{
-	free(*(void **)p);
-}
-
-static inline void closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-
-static inline void closedirp(DIR **d)
-{
-	if (*d)
-		closedir(*d);
-}
-
-#define _cleanup_free_     __attribute__((cleanup(freep)))
-#define _cleanup_close_    __attribute__((cleanup(closep)))
-#define _cleanup_closedir_ __attribute__((cleanup(closedirp)))
 
 /* Hand a cleanup-owned pointer over to the caller. */
 static inline void *steal_ptr(void *pp)

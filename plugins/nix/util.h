@@ -1,34 +1,15 @@
 /* SPDX-License-Identifier: MIT */
-/* Scoped cleanup and error-text helpers shared by the nix plugin's files
- * (a plugin includes only the public header, never core/'s). */
+/* Error-text helper shared by the nix plugin's files (and the common
+ * cleanup helpers). */
 #ifndef ASB_NIX_UTIL_H
 #define ASB_NIX_UTIL_H
 
-#include <dirent.h>
+#include "../common/cleanup.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
-
-static inline void freep(void *p)
-{
-	free(*(void **)p);
-}
-
-static inline void closep(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-
-static inline void closedirp(DIR **d)
-{
-	if (*d != NULL)
-		closedir(*d);
-}
-
-#define _cleanup_free_  __attribute__((cleanup(freep)))
-#define _cleanup_close_ __attribute__((cleanup(closep)))
 
 /* Write a message into a caller's buffer (which may be NULL). */
 static inline void set_err(char *err, size_t len, const char *fmt, ...)
