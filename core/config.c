@@ -3,6 +3,7 @@
 
 #include "rlimits.h"
 #include "log.h"
+#include "netrules.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -20,32 +21,10 @@ const char *config_where(const config_setting_t *s)
 	return where;
 }
 
-static const char *type_name(int type)
-{
-	switch (type) {
-	case CONFIG_TYPE_GROUP:
-		return "a group { }";
-	case CONFIG_TYPE_INT:
-	case CONFIG_TYPE_INT64:
-		return "an integer";
-	case CONFIG_TYPE_FLOAT:
-		return "a number";
-	case CONFIG_TYPE_STRING:
-		return "a string";
-	case CONFIG_TYPE_BOOL:
-		return "a boolean";
-	case CONFIG_TYPE_ARRAY:
-		return "an array [ ]";
-	case CONFIG_TYPE_LIST:
-		return "a list ( )";
-	}
-	return "unknown";
-}
-
 static int type_error(const config_setting_t *s, const char *path, const char *want)
 {
 	err_set("%s: %s must be %s, not %s", config_where(s), path, want,
-	        type_name(config_setting_type(s)));
+	        netrules_type_name(config_setting_type(s)));
 	return -EINVAL;
 }
 
@@ -145,7 +124,7 @@ static int get_list(const config_setting_t *s, const char *path, struct plist *d
 		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
 			err_set("%s: %s[%d] must be a string, not %s", config_where(e), path, i,
-			        type_name(config_setting_type(e)));
+			        netrules_type_name(config_setting_type(e)));
 			return -EINVAL;
 		}
 		const char *str = config_setting_get_string(e);
@@ -202,7 +181,7 @@ static int get_env(struct policy *p, const config_setting_t *s, expand_lookup_fn
 		}
 		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
 			err_set("%s: sandbox.env.%s must be a string, not %s", config_where(e), key,
-			        type_name(config_setting_type(e)));
+			        netrules_type_name(config_setting_type(e)));
 			return -EINVAL;
 		}
 		const char *raw = config_setting_get_string(e);

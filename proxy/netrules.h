@@ -82,3 +82,7 @@ bool netrules_all_methods(const struct netrule *rule);
 int netrules_path_normalize(const char *raw, size_t len, char *out, size_t outlen);
 
 const char *netrules_reason(enum netrules_verdict v);
+
+/* "a string", "an integer", ...: a libconfig type in error messages (the
+ * launcher's config errors use it too). */
+const char *netrules_type_name(int config_type);

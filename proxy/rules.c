@@ -95,11 +95,11 @@ __attribute__((format(printf, 3, 4))) static int warn(struct netrules *r, const 
 	return push_str(&r->warnings, &n, line);
 }
 
-static const char *type_name(int t)
+const char *netrules_type_name(int t)
 {
 	switch (t) {
 	case CONFIG_TYPE_GROUP:
-		return "a group";
+		return "a group { }";
 	case CONFIG_TYPE_INT:
 	case CONFIG_TYPE_INT64:
 		return "an integer";
@@ -110,9 +110,9 @@ static const char *type_name(int t)
 	case CONFIG_TYPE_BOOL:
 		return "a boolean";
 	case CONFIG_TYPE_ARRAY:
-		return "an array";
+		return "an array [ ]";
 	case CONFIG_TYPE_LIST:
-		return "a list";
+		return "a list ( )";
 	}
 	return "something else";
 }
@@ -123,7 +123,8 @@ static int expect_type(const config_setting_t *s, int type, const char *what, ch
 	int t = config_setting_type(s);
 	if (t == type)
 		return 0;
-	return fail(err, errlen, s, "%s must be %s, not %s", what, type_name(type), type_name(t));
+	return fail(err, errlen, s, "%s must be %s, not %s", what, netrules_type_name(type),
+	            netrules_type_name(t));
 }
 
 static bool is_aggregate_seq(const config_setting_t *s)
@@ -379,7 +380,7 @@ static int parse_entry(struct netrules *r, struct netrule *rule, const config_se
 	if (config_setting_type(e) != CONFIG_TYPE_STRING)
 		return fail(err, errlen, e,
 		            "an allowed_domains entry must be a string or a group, not %s",
-		            type_name(config_setting_type(e)));
+		            netrules_type_name(config_setting_type(e)));
 	const char *text = config_setting_get_string(e);
 	const char *slash = strchr(text, '/');
 	size_t dlen = slash ? (size_t)(slash - text) : strlen(text);
@@ -414,7 +415,7 @@ static int parse_allowed_domains(struct netrules *r, const config_setting_t *s, 
 {
 	if (!is_aggregate_seq(s))
 		return fail(err, errlen, s, "allowed_domains must be a list, not %s",
-		            type_name(config_setting_type(s)));
+		            netrules_type_name(config_setting_type(s)));
 	int n = config_setting_length(s), rc;
 	r->filtering = true;
 	r->rules = calloc((size_t)n + 1, sizeof(*r->rules));
