@@ -115,6 +115,11 @@ out=$(asb -c "$TEST_TMP/derived.cfg" -- -c "
   done")
 ok $([ "$out" = "200/200 200/200 200/200 403/200 403/200 000/403 " ]; echo $?) "pasted, it allows what the session used and nothing else ($out)"
 
+err=$("$ASB" allowlist no-such-session 2>&1)
+ok $([ $? -eq 125 ] && grep -q "no-such-session/proxy.log" <<<"$err"; echo $?) "allowlist: an unknown session is a clear error"
+out=$(asb -c "$TEST_TMP/filtered.cfg" --check 2>/dev/null)
+ok $(grep -q "^network: filtered (filtering proxy on the sandbox's 127.0.0.1:3128)" <<<"$out"; echo $?) "--check names the network mode"
+
 # --- off -----------------------------------------------------------------------
 out=$(asb -c "$TEST_TMP/filtered.cfg" --no-network -- -c 'cat /proc/net/dev | grep -c ":"; env | grep -ci _proxy')
 ok $([ "$(head -1 <<<"$out")" = 1 ] && [ "$(tail -1 <<<"$out")" = 0 ]; echo $?) "off: loopback only, no proxy ($out)"
