@@ -262,21 +262,35 @@ long rs_find_gitdir(const struct rs_result *r, const char *path)
 
 static int add_gitdir(struct scan *s, const char *path, bool worktree_admin);
 
+/* Open a directory of the git dir to walk it, and pin it (a mount point
+ * cannot be renamed away). A missing one is no error: *out stays NULL. */
+static int open_pinned(struct scan *s, const char *dir, DIR **out)
+{
+	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return 0;
+	DIR *d = fdopendir(fd);
+	if (!d)
+		return -errno;
+	fd = -1;
+	int ret = pin_dir(s, dir, "pinned");
+	if (ret < 0) {
+		closedir(d);
+		return ret;
+	}
+	*out = d;
+	return 0;
+}
+
 /* modules/<name>/ (names may contain '/'): every directory with a HEAD is a
  * submodule's full git dir. */
 static int scan_modules(struct scan *s, const char *dir, unsigned depth)
 {
 	if (depth > 8)
 		return 0;
-	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	_cleanup_closedir_ DIR *d = fdopendir(fd);
-	if (!d)
-		return -errno;
-	fd = -1;
-	int ret = pin_dir(s, dir, "pinned");
-	if (ret < 0)
+	_cleanup_closedir_ DIR *d = NULL;
+	int ret = open_pinned(s, dir, &d);
+	if (ret < 0 || !d)
 		return ret;
 	struct dirent *de;
 	while ((de = readdir(d))) {
@@ -301,15 +315,9 @@ static int scan_modules(struct scan *s, const char *dir, unsigned depth)
 
 static int scan_worktrees(struct scan *s, const char *dir)
 {
-	_cleanup_close_ int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return 0;
-	_cleanup_closedir_ DIR *d = fdopendir(fd);
-	if (!d)
-		return -errno;
-	fd = -1;
-	int ret = pin_dir(s, dir, "pinned");
-	if (ret < 0)
+	_cleanup_closedir_ DIR *d = NULL;
+	int ret = open_pinned(s, dir, &d);
+	if (ret < 0 || !d)
 		return ret;
 	struct dirent *de;
 	while ((de = readdir(d))) {
