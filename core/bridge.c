@@ -183,7 +183,7 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 	(void)revents;
 	struct bridge_listener *l = w->data;
 	for (;;) {
-		int a = accept4(l->fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		int a = accept_cloexec(l->fd, true);
 		if (a < 0)
 			return; /* EAGAIN, or a transient error: wait for the next one */
 		int b = l->dial(l->userdata);

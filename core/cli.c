@@ -10,31 +10,24 @@
 #include <strings.h>
 #include <sys/stat.h>
 
-/* Every boolean has --X, --no-X (or a named negative) and AGENTSANDBOX_<ENV>.
- * Core booleans live in the policy; plugin ones become overrides the plugin
- * reads through its own config accessors. */
+/* Every core boolean has --X, --no-X and AGENTSANDBOX_<ENV>, and lives in
+ * the policy. Plugins declare their own options (struct asb_option); those
+ * become overrides the plugin reads through its config accessors. */
 struct bool_opt {
 	const char *on;
 	const char *off;
 	const char *env;
-	const char *plugin; /* NULL: core option at `offset` */
-	const char *key;
 	size_t offset;
 };
 
 static const struct bool_opt bool_opts[] = {
-    {"allow-home", "no-allow-home", "ALLOW_HOME", NULL, NULL, offsetof(struct policy, allow_home)},
-    {"common-tools", "no-common-tools", "COMMON_TOOLS", NULL, NULL,
-     offsetof(struct policy, common_tools)},
-    {"allow-unix-sockets", "no-allow-unix-sockets", "ALLOW_UNIX_SOCKETS", NULL, NULL,
+    {"allow-home", "no-allow-home", "ALLOW_HOME", offsetof(struct policy, allow_home)},
+    {"common-tools", "no-common-tools", "COMMON_TOOLS", offsetof(struct policy, common_tools)},
+    {"allow-unix-sockets", "no-allow-unix-sockets", "ALLOW_UNIX_SOCKETS",
      offsetof(struct policy, unix_sockets)},
-    {"network", "no-network", "NETWORK", NULL, NULL, offsetof(struct policy, network_enabled)},
-    {"require-landlock", "no-require-landlock", "REQUIRE_LANDLOCK", NULL, NULL,
+    {"network", "no-network", "NETWORK", offsetof(struct policy, network_enabled)},
+    {"require-landlock", "no-require-landlock", "REQUIRE_LANDLOCK",
      offsetof(struct policy, require_landlock)},
-    {"git-protection", "no-git-protection", "GIT_PROTECTION", "git", "protect", 0},
-    {"allow-nix", "no-allow-nix", "ALLOW_NIX", "nix", "allow", 0},
-    {"nix-accept-unsandboxed-builds", "no-nix-accept-unsandboxed-builds",
-     "NIX_ACCEPT_UNSANDBOXED_BUILDS", "nix", "accept_unsandboxed_builds", 0},
 };
 _Static_assert(ARRAY_SIZE(bool_opts) <= CLI_MAX_BOOLS, "grow CLI_MAX_BOOLS");
 
@@ -51,7 +44,40 @@ int parse_bool(const char *s)
 	return -EINVAL;
 }
 
-void cli_usage(void *file)
+static void usage_plugin_options(FILE *f, const struct catalog *plugins)
+{
+	for (size_t i = 0; plugins && i < plugins->n; i++) {
+		const struct found_plugin *fp = &plugins->v[i];
+		if (!fp->desc || !loader_option_at(fp->desc, 0))
+			continue;
+		fprintf(f, "\nPlugin %s (%s):\n", fp->name,
+		        fp->desc->description ? fp->desc->description : "");
+		for (size_t j = 0; loader_option_at(fp->desc, j); j++) {
+			const struct asb_option *o = loader_option_at(fp->desc, j);
+			char left[96] = "";
+			if (o->flag && o->type == ASB_OPT_BOOL)
+				snprintf(left, sizeof(left), "--%s", o->flag);
+			else if (o->flag)
+				snprintf(left, sizeof(left), "--%s %s", o->flag,
+				         o->type == ASB_OPT_LIST ? "A,B" : "VALUE");
+			fprintf(f, "      %-27s%s (plugins.%s.%s", left, o->help ? o->help : "",
+			        fp->name, o->key);
+			if (o->env)
+				fprintf(f, ", AGENTSANDBOX_%s", o->env);
+			fputs(")\n", f);
+			if (o->flag && o->type == ASB_OPT_BOOL) {
+				char off[96];
+				if (o->negative)
+					snprintf(off, sizeof(off), "--%s", o->negative);
+				else
+					snprintf(off, sizeof(off), "--no-%s", o->flag);
+				fprintf(f, "      %s\n", off);
+			}
+		}
+	}
+}
+
+void cli_usage(void *file, const struct catalog *plugins)
 {
 	FILE *f = file;
 	fputs("Usage: agentsandbox [-c FILE] [options] [--] [agent args...]\n"
@@ -62,7 +88,7 @@ void cli_usage(void *file)
 	      "  -c, --config FILE        the policy (default: $AGENTSANDBOX_CONFIG, then\n"
 	      "                           ${XDG_CONFIG_HOME:-~/.config}/agentsandbox/default.cfg)\n"
 	      "      --show-config        print the resolved policy, where each value came from,\n"
-	      "                           and the exact backend command; run nothing\n"
+	      "                           what the backend applies, and its exact command\n"
 	      "      --shell              open bash in the very same sandbox instead of the agent\n"
 	      "      --check              validate the config and this host, run nothing\n"
 	      "      --workspace DIR      the read-write project directory (default: $PWD)\n"
@@ -70,14 +96,13 @@ void cli_usage(void *file)
 	      "      --env KEY=VALUE      set a variable inside\n"
 	      "      --backend NAME       backend plugin (default: bwrap)\n"
 	      "      --plugin-dir DIR     search DIR for plugins first (repeatable)\n"
+	      "      --accept-weaker NAME run although the backend cannot give protection NAME\n"
+	      "                           (repeatable; recorded in launch.log; see --check)\n"
 	      "      --allow-home         allow launching from $HOME or / (exposes all of it)\n"
 	      "      --[no-]common-tools  coreutils, grep, sed, ... on PATH (default: on)\n"
 	      "      --[no-]allow-unix-sockets   AF_UNIX sockets inside\n"
 	      "      --no-network         loopback only\n"
 	      "      --require-landlock   refuse to start without Landlock\n"
-	      "      --no-git-protection  let the agent write git hooks and config (warned)\n"
-	      "      --allow-nix          expose the Nix daemon and store (plugins.nix)\n"
-	      "      --nix-accept-unsandboxed-builds  do not ask about an unsandboxed daemon\n"
 	      "  -h, --help               this text\n"
 	      "  -V, --version            the version\n"
 	      "\n"
@@ -91,6 +116,7 @@ void cli_usage(void *file)
 	      "  allowlist [SESSION]      an allowed_domains block from a session's proxy.log\n"
 	      "                           (default: the newest session that has one)\n",
 	      f);
+	usage_plugin_options(f, plugins);
 }
 
 static int want_value(int argc, char **argv, int *i, const char *opt, const char **value)
@@ -121,7 +147,58 @@ static int set_str(char **dst, const char *value)
 	return 0;
 }
 
-int cli_parse(int argc, char **argv, struct cli *c)
+/* A plugin option that `arg` (without its dashes and any "=value") names:
+ * *on is 1 for a boolean's on flag, 0 for its off flag. */
+static const struct asb_option *find_plugin_flag(const struct catalog *plugins, const char *arg,
+                                                 size_t len, const struct found_plugin **owner,
+                                                 int *on)
+{
+	for (size_t i = 0; plugins && i < plugins->n; i++) {
+		const struct found_plugin *fp = &plugins->v[i];
+		for (size_t j = 0; fp->desc && loader_option_at(fp->desc, j); j++) {
+			const struct asb_option *o = loader_option_at(fp->desc, j);
+			if (!o->flag)
+				continue;
+			char off[128];
+			if (o->negative)
+				snprintf(off, sizeof(off), "%s", o->negative);
+			else
+				snprintf(off, sizeof(off), "no-%s", o->flag);
+			*owner = fp;
+			if (strlen(o->flag) == len && strncmp(arg, o->flag, len) == 0) {
+				*on = 1;
+				return o;
+			}
+			if (o->type == ASB_OPT_BOOL && strlen(off) == len &&
+			    strncmp(arg, off, len) == 0) {
+				*on = 0;
+				return o;
+			}
+		}
+	}
+	return NULL;
+}
+
+int cli_plugin_dirs(int argc, char **argv, struct strv *out)
+{
+	for (int i = 1; i < argc; i++) {
+		if (strcmp(argv[i], "--") == 0)
+			break;
+		const char *v = NULL;
+		if (strncmp(argv[i], "--plugin-dir=", 13) == 0)
+			v = argv[i] + 13;
+		else if (strcmp(argv[i], "--plugin-dir") == 0 && i + 1 < argc)
+			v = argv[++i];
+		if (v) {
+			int r = strv_push(out, v);
+			if (r < 0)
+				return r;
+		}
+	}
+	return 0;
+}
+
+int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *c)
 {
 	*c = (struct cli){0};
 	for (size_t i = 0; i < CLI_MAX_BOOLS; i++)
@@ -209,6 +286,11 @@ int cli_parse(int argc, char **argv, struct cli *c)
 				return r;
 			continue;
 		}
+		if ((r = want_value(argc, argv, &i, "--accept-weaker", &v)) != 0) {
+			if (r < 0 || (r = strv_push(&c->accept_weaker, v)) < 0)
+				return r;
+			continue;
+		}
 		bool matched = false;
 		for (size_t b = 0; b < ARRAY_SIZE(bool_opts); b++) {
 			if (arg[0] == '-' && arg[1] == '-' &&
@@ -223,6 +305,44 @@ int cli_parse(int argc, char **argv, struct cli *c)
 		}
 		if (matched)
 			continue;
+		if (arg[1] == '-') {
+			const char *name = arg + 2;
+			const char *eq = strchr(name, '=');
+			size_t len = eq ? (size_t)(eq - name) : strlen(name);
+			const struct found_plugin *owner = NULL;
+			int on = 1;
+			const struct asb_option *o =
+			    find_plugin_flag(plugins, name, len, &owner, &on);
+			if (o) {
+				const char *value = on ? "1" : "0";
+				if (o->type != ASB_OPT_BOOL) {
+					if (eq) {
+						value = eq + 1;
+					} else if (i + 1 < argc) {
+						value = argv[++i];
+					} else {
+						err_set("option --%s needs a value", o->flag);
+						return -EINVAL;
+					}
+				} else if (eq) {
+					int b = parse_bool(eq + 1);
+					if (b < 0) {
+						err_set(
+						    "%s: expected 1/true/yes/on or 0/false/no/off",
+						    arg);
+						return -EINVAL;
+					}
+					value = b == (on == 1) ? "1" : "0";
+				}
+				char flag[160];
+				snprintf(flag, sizeof(flag), "%.*s", (int)len + 2, arg);
+				if ((r = strv_push_take(&c->plugin_opts,
+				                        str_printf("%s\t%s\t%s\t%s", owner->name,
+				                                   o->key, value, flag))) < 0)
+					return r;
+				continue;
+			}
+		}
 		err_set("unknown option %s (see --help; arguments for the agent go after --)", arg);
 		return -EINVAL;
 	}
@@ -244,6 +364,8 @@ void cli_free(struct cli *c)
 	strv_clear(&c->mounts);
 	strv_clear(&c->plugin_dirs);
 	strv_clear(&c->agent_args);
+	strv_clear(&c->accept_weaker);
+	strv_clear(&c->plugin_opts);
 }
 
 int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char **path,
@@ -275,33 +397,8 @@ int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char
 	return 0;
 }
 
-static int add_override(struct policy *p, const char *plugin, const char *key, int value,
-                        int source)
-{
-	for (size_t i = 0; i < p->n_overrides; i++) {
-		struct plugin_override *o = &p->overrides[i];
-		if (strcmp(o->plugin, plugin) == 0 && strcmp(o->key, key) == 0) {
-			o->value = value;
-			o->source = source;
-			return 0;
-		}
-	}
-	struct plugin_override *n =
-	    realloc(p->overrides, (p->n_overrides + 1) * sizeof(*p->overrides));
-	if (!n)
-		return -ENOMEM;
-	p->overrides = n;
-	n[p->n_overrides] = (struct plugin_override){strdup(plugin), strdup(key), value, source};
-	if (!n[p->n_overrides].plugin || !n[p->n_overrides].key)
-		return -ENOMEM;
-	p->n_overrides++;
-	return 0;
-}
-
 static int apply_bool(struct policy *p, const struct bool_opt *o, int value, int source)
 {
-	if (o->plugin)
-		return add_override(p, o->plugin, o->key, value, source);
 	struct pbool *b = (struct pbool *)((char *)p + o->offset);
 	b->value = value;
 	b->source = source;
@@ -389,7 +486,50 @@ static int add_mount(struct policy *p, const char *spec)
 	return 0;
 }
 
-int cli_apply(const struct cli *c, struct policy *p, expand_lookup_fn lookup, void *ud)
+/* A value for a plugin option: booleans parsed, lists split at commas and
+ * appended to what earlier flags gave. */
+static int apply_plugin_value(struct policy *p, const char *plugin, const struct asb_option *o,
+                              const char *value, int source, const char *given)
+{
+	struct strv values = {0};
+	int on = 0, r = 0;
+	if (o->type == ASB_OPT_BOOL) {
+		if ((on = parse_bool(value)) < 0) {
+			err_set("%s=%s: expected 1/true/yes/on or 0/false/no/off", given, value);
+			return -EINVAL;
+		}
+	} else if (o->type == ASB_OPT_LIST) {
+		const struct plugin_override *prev = policy_override(p, plugin, o->key);
+		for (size_t i = 0; r >= 0 && prev && prev->source == source && i < prev->values.n;
+		     i++)
+			r = strv_push(&values, prev->values.v[i]);
+		_cleanup_free_ char *copy = strdup(value);
+		char *save = NULL;
+		for (char *tok = copy ? strtok_r(copy, ",", &save) : NULL; r >= 0 && tok;
+		     tok = strtok_r(NULL, ",", &save))
+			if (*tok)
+				r = strv_push(&values, tok);
+		if (!copy)
+			r = -ENOMEM;
+	} else {
+		r = strv_push(&values, value);
+	}
+	if (r >= 0)
+		r = policy_set_override(p, plugin, o->key, o->type, on, &values, source, given);
+	strv_clear(&values);
+	return r;
+}
+
+static const struct asb_option *option_by_key(const struct found_plugin *fp, const char *key)
+{
+	for (size_t j = 0; fp && fp->desc && loader_option_at(fp->desc, j); j++)
+		if (strcmp(loader_option_at(fp->desc, j)->key, key) == 0)
+			return loader_option_at(fp->desc, j);
+	return NULL;
+}
+
+int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy *p,
+              expand_lookup_fn lookup, void *ud)
 {
 	int r;
 	/* Environment first, so flags win. */
@@ -408,6 +548,20 @@ int cli_apply(const struct cli *c, struct policy *p, expand_lookup_fn lookup, vo
 		}
 		if ((r = apply_bool(p, &bool_opts[b], value, SRC_ENV)) < 0)
 			return r;
+	}
+	for (size_t i = 0; plugins && i < plugins->n; i++) {
+		const struct found_plugin *fp = &plugins->v[i];
+		for (size_t j = 0; fp->desc && loader_option_at(fp->desc, j); j++) {
+			const struct asb_option *o = loader_option_at(fp->desc, j);
+			if (!o->env)
+				continue;
+			_cleanup_free_ char *name = str_printf("AGENTSANDBOX_%s", o->env);
+			const char *ev = name ? lookup(name, ud) : NULL;
+			if (!name)
+				return -ENOMEM;
+			if (ev && (r = apply_plugin_value(p, fp->name, o, ev, SRC_ENV, name)) < 0)
+				return r;
+		}
 	}
 	const char *v;
 	if ((v = lookup("AGENTSANDBOX_BACKEND", ud)) && *v) {
@@ -457,6 +611,29 @@ int cli_apply(const struct cli *c, struct policy *p, expand_lookup_fn lookup, vo
 	strv_clear(&p->plugin_dirs);
 	p->plugin_dirs = dirs;
 
+	for (size_t i = 0; i < c->plugin_opts.n; i++) {
+		_cleanup_free_ char *copy = strdup(c->plugin_opts.v[i]);
+		char *plugin = copy, *key = NULL, *value = NULL, *flag = NULL;
+		if (!copy)
+			return -ENOMEM;
+		if ((key = strchr(plugin, '\t')))
+			*key++ = '\0';
+		if (key && (value = strchr(key, '\t')))
+			*value++ = '\0';
+		if (value && (flag = strchr(value, '\t')))
+			*flag++ = '\0';
+		const struct asb_option *o = option_by_key(catalog_find(plugins, plugin), key);
+		if (!o || !flag)
+			return -EINVAL;
+		if ((r = apply_plugin_value(p, plugin, o, value, SRC_FLAG, flag)) < 0)
+			return r;
+	}
+	if (c->accept_weaker.n) {
+		for (size_t i = 0; i < c->accept_weaker.n; i++)
+			if ((r = strv_push(&p->accept_weaker.items, c->accept_weaker.v[i])) < 0)
+				return r;
+		p->accept_weaker.source = SRC_FLAG;
+	}
 	for (size_t i = 0; i < c->env_kv.n; i++)
 		if ((r = set_env_entry(p, c->env_kv.v[i])) < 0)
 			return r;

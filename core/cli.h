@@ -4,6 +4,7 @@
 #define ASB_CORE_CLI_H
 
 #include "expand.h"
+#include "loader.h"
 #include "policy.h"
 
 enum cli_mode {
@@ -30,11 +31,19 @@ struct cli {
 	struct strv mounts; /* --mount [ro:]SRC[:DEST] */
 	struct strv plugin_dirs;
 	int bools[CLI_MAX_BOOLS]; /* -1 = not given */
+	struct strv accept_weaker;
+	/* Plugin options, in the order given: "plugin\tkey\tvalue\tflag". */
+	struct strv plugin_opts;
 	bool have_agent_args;
 	struct strv agent_args;
 };
 
-int cli_parse(int argc, char **argv, struct cli *out);
+/* The --plugin-dir values, before anything else is parsed (discovery needs
+ * them to know the plugins' own options). */
+int cli_plugin_dirs(int argc, char **argv, struct strv *out);
+
+/* Parse the command line; `plugins` declares the options plugins add. */
+int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *out);
 void cli_free(struct cli *c);
 
 /* Find the config file: -c, $AGENTSANDBOX_CONFIG, then the XDG default.
@@ -43,11 +52,13 @@ int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char
                     int *source);
 
 /* Apply environment then flags on top of the loaded file. */
-int cli_apply(const struct cli *c, struct policy *p, expand_lookup_fn lookup, void *ud);
+int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy *p,
+              expand_lookup_fn lookup, void *ud);
 
 /* Parse 1/true/yes/on and 0/false/no/off; -EINVAL otherwise. */
 int parse_bool(const char *s);
 
-void cli_usage(void *file);
+/* --help: the core options, then each plugin's. */
+void cli_usage(void *file, const struct catalog *plugins);
 
 #endif

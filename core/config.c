@@ -247,11 +247,12 @@ static int check_exists(const config_setting_t *list, const char *path, const st
 static int load_sandbox(struct policy *p, const config_setting_t *g, expand_lookup_fn lookup,
                         void *userdata)
 {
-	static const char *const keys[] = {
-	    "name",     "command",      "args",       "backend", "workspace",
-	    "packages", "rw_dirs",      "rw_files",   "ro_dirs", "ro_files",
-	    "env",      "common_tools", "allow_home", "limits",  "require_landlock",
-	    NULL};
+	static const char *const keys[] = {"name",          "command",   "args",
+	                                   "backend",       "workspace", "packages",
+	                                   "rw_dirs",       "rw_files",  "ro_dirs",
+	                                   "ro_files",      "env",       "common_tools",
+	                                   "allow_home",    "limits",    "require_landlock",
+	                                   "accept_weaker", NULL};
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return type_error(g, "sandbox", "a group { }");
 	int r = check_keys(g, "sandbox", keys);
@@ -284,6 +285,10 @@ static int load_sandbox(struct policy *p, const config_setting_t *g, expand_look
 		return r;
 	if ((s = config_setting_get_member(g, "packages")) &&
 	    (r = get_list(s, "sandbox.packages", &p->packages, false, lookup, userdata)) < 0)
+		return r;
+	if ((s = config_setting_get_member(g, "accept_weaker")) &&
+	    (r = get_list(s, "sandbox.accept_weaker", &p->accept_weaker, false, lookup, userdata)) <
+	        0)
 		return r;
 
 	struct {

@@ -5,6 +5,7 @@
 #include "hardening.h"
 #include "layout.h"
 #include "log.h"
+#include "spawn.h"
 #include "supervisor.h"
 
 #include <errno.h>
@@ -12,36 +13,43 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
+#ifdef __APPLE__
+#define DEFAULT_BACKEND "seatbelt"
+#else
 #define DEFAULT_BACKEND "bwrap"
+#endif
 
-/* Feature plugins that load without a config group (turned off only
- * explicitly, by their own option). */
-static const struct {
-	const char *name;
-	const char *off_key; /* the boolean that disables it */
-} default_plugins[] = {
-    {"git", "protect"},
-};
-
-void launch_init(struct launch *l, struct policy *p, bool shell, bool dry_run)
+void launch_init(struct launch *l, struct policy *p, struct catalog *catalog, bool shell,
+                 bool dry_run)
 {
 	*l = (struct launch){0};
 	l->policy = p;
+	l->catalog = catalog;
 	l->shell = shell;
 	l->dry_run = dry_run;
-	l->info_fd = -1;
-	l->block_fd = -1;
-	l->info_read_fd = -1;
-	l->block_write_fd = -1;
 	l->session.lock_fd = -1;
+	l->spawned = CHILD_NONE;
+	l->sandbox_netns_fd = -1;
 	network_init(&l->net);
+}
+
+static void fini_plugins(struct launch *l)
+{
+	const struct asb_host *host = host_table();
+	for (size_t i = l->n_plugins; i-- > 0;) {
+		struct loaded_plugin *lp = &l->plugins[i];
+		if (lp->initialized && lp->desc->fini)
+			lp->desc->fini(host, &lp->ctx, lp->data);
+		lp->data = NULL;
+	}
 }
 
 void launch_free(struct launch *l)
 {
+	fini_plugins(l);
 	for (size_t i = 0; i < l->n_plugins; i++)
 		loader_release(&l->plugins[i]);
 	free(l->plugins);
@@ -54,50 +62,12 @@ void launch_free(struct launch *l)
 	}
 	free(l->artifacts);
 	strv_clear(&l->describe);
-	if (l->info_fd >= 0)
-		close(l->info_fd);
-	if (l->block_fd >= 0)
-		close(l->block_fd);
-	if (l->info_read_fd >= 0)
-		close(l->info_read_fd);
-	if (l->block_write_fd >= 0)
-		close(l->block_write_fd);
+	if (l->sandbox_netns_fd >= 0)
+		close(l->sandbox_netns_fd);
 	network_stop(&l->net);
 	if (l->have_session)
 		session_close(&l->session);
 	*l = (struct launch){0};
-}
-
-static bool plugin_listed(const struct strv *names, const char *name)
-{
-	return strv_contains(names, name);
-}
-
-/* Is the plugin's disabling option explicitly off (flag, env or file)? */
-static bool default_plugin_disabled(const struct policy *p, const char *name, const char *key)
-{
-	int v = policy_plugin_override(p, name, key, NULL);
-	if (v >= 0)
-		return v == 0;
-	if (!p->plugins)
-		return false;
-	config_setting_t *g = config_setting_get_member(p->plugins, name);
-	config_setting_t *s = g ? config_setting_get_member(g, key) : NULL;
-	return s && config_setting_type(s) == CONFIG_TYPE_BOOL && !config_setting_get_bool(s);
-}
-
-static bool plugin_available(const struct policy *p, const char *name)
-{
-	struct strv search = {0};
-	if (loader_search_path(&p->plugin_dirs, &search) < 0)
-		return false;
-	bool found = false;
-	for (size_t d = 0; d < search.n && !found; d++) {
-		_cleanup_free_ char *path = str_printf("%s/%s" PLUGIN_SUFFIX, search.v[d], name);
-		found = path && access(path, R_OK) == 0;
-	}
-	strv_clear(&search);
-	return found;
 }
 
 static int check_plugin_keys(struct loaded_plugin *lp)
@@ -136,9 +106,19 @@ static int add_plugin(struct launch *l, const char *name, bool must_be_backend)
 	if (l->backend)
 		l->backend = &l->plugins[0];
 	struct loaded_plugin *lp = &l->plugins[l->n_plugins];
-	int r = loader_open(name, &l->policy->plugin_dirs, lp);
-	if (r < 0)
+	int r = loader_take(l->catalog, name, &l->policy->plugin_dirs, lp);
+	if (r < 0) {
+		if (must_be_backend && r == -ENOENT) {
+			err_clear();
+			err_set("%s%sbackend \"%s\" was not found (see `agentsandbox plugins`)",
+			        l->policy->backend.source == SRC_FILE && l->policy->config_file
+			            ? l->policy->config_file
+			            : "",
+			        l->policy->backend.source == SRC_FILE ? ": sandbox.backend: " : "",
+			        name);
+		}
 		return r;
+	}
 	l->n_plugins++;
 	lp->ctx.plugin = lp;
 	lp->ctx.launch = l;
@@ -147,7 +127,32 @@ static int add_plugin(struct launch *l, const char *name, bool must_be_backend)
 		err_set("backend \"%s\" (%s) is not a backend plugin", name, lp->path);
 		return -EINVAL;
 	}
+	if (!must_be_backend && lp->desc->kind == ASB_KIND_BACKEND) {
+		err_set("plugins.%s: %s is a backend; select it with sandbox.backend or --backend",
+		        name, name);
+		return -EINVAL;
+	}
 	return check_plugin_keys(lp);
+}
+
+/* The plugin's load rule (struct asb_plugin.load), the config and flags. */
+static bool wants_loading(const struct launch *l, const struct found_plugin *f)
+{
+	const struct policy *p = l->policy;
+	if (!f->desc || (f->desc->kind & ASB_KIND_BACKEND))
+		return false;
+	if (p->plugins && config_setting_get_member(p->plugins, f->name))
+		return true;
+	if (policy_plugin_named(p, f->name))
+		return true;
+	struct stat st;
+	switch (f->desc->load) {
+	case ASB_LOAD_DEFAULT:
+		return true;
+	case ASB_LOAD_IF_EXISTS:
+		return stat(f->desc->load_path, &st) == 0;
+	}
+	return false;
 }
 
 int launch_load_plugins(struct launch *l)
@@ -160,72 +165,52 @@ int launch_load_plugins(struct launch *l)
 		return r;
 	l->backend = &l->plugins[0];
 
-	struct strv names = {0};
-	for (size_t i = 0; i < ARRAY_SIZE(default_plugins); i++) {
-		const char *name = default_plugins[i].name;
-		if (default_plugin_disabled(p, name, default_plugins[i].off_key)) {
-			/* Still load it when present so it can say what is off. */
-			if (!plugin_available(p, name)) {
-				log_msg(LOG_WARN, "%s protection is off (%s = false)", name,
-				        default_plugins[i].off_key);
-				continue;
-			}
-		}
-		if ((r = strv_push(&names, name)) < 0)
-			goto out;
-	}
-	/* On a Nix host the nix plugin narrows store paths to their closures,
-	 * when it is installed; nothing else changes without its group. */
-	if (access("/nix/store", F_OK) == 0 && plugin_available(p, "nix") &&
-	    (r = strv_push(&names, "nix")) < 0)
-		goto out;
+	/* A plugins.<name> group names a plugin that must exist. */
 	if (p->plugins) {
 		int n = config_setting_length(p->plugins);
 		for (int i = 0; i < n; i++) {
-			const char *name =
-			    config_setting_name(config_setting_get_elem(p->plugins, (unsigned)i));
-			if (!plugin_listed(&names, name) && (r = strv_push(&names, name)) < 0)
-				goto out;
+			const config_setting_t *g =
+			    config_setting_get_elem(p->plugins, (unsigned)i);
+			const char *name = config_setting_name(g);
+			if (strcmp(name, p->backend.value) == 0)
+				continue;
+			const struct found_plugin *f = catalog_find(l->catalog, name);
+			if (!f || !f->desc) {
+				int e = add_plugin(l, name, false);
+				err_prefix("%s: plugins.%s", config_where(g), name);
+				return e < 0 ? e : -ENOENT;
+			}
 		}
 	}
-	/* A plugin switched on by a flag or variable loads like one with a group. */
-	for (size_t i = 0; i < p->n_overrides; i++)
-		if (p->overrides[i].value && !plugin_listed(&names, p->overrides[i].plugin) &&
-		    (r = strv_push(&names, p->overrides[i].plugin)) < 0)
-			goto out;
-	for (size_t i = 0; i < names.n; i++) {
-		if (strcmp(names.v[i], p->backend.value) == 0)
+	for (size_t i = 0; i < l->catalog->n; i++) {
+		const struct found_plugin *f = &l->catalog->v[i];
+		if (strcmp(f->name, p->backend.value) == 0 || !wants_loading(l, f))
 			continue;
-		if ((r = add_plugin(l, names.v[i], false)) < 0)
-			goto out;
-		if (l->plugins[l->n_plugins - 1].desc->kind == ASB_KIND_BACKEND) {
-			err_set("plugins.%s: %s is a backend; select it with sandbox.backend",
-			        names.v[i], names.v[i]);
-			r = -EINVAL;
-			goto out;
-		}
+		if ((r = add_plugin(l, f->name, false)) < 0)
+			return r;
 	}
 
 	const struct asb_host *host = host_table();
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		struct loaded_plugin *lp = &l->plugins[i];
 		lp->initialized = true; /* from here on, never dlclose */
-		if (lp->desc->init && (r = lp->desc->init(host, &lp->ctx)) < 0) {
+		if (lp->desc->init && (r = lp->desc->init(host, &lp->ctx, &lp->data)) < 0) {
 			err_set("plugin %s: init failed: %s", lp->name, strerror(-r));
-			goto out;
+			return r;
 		}
 		log_msg(LOG_INFO, "plugin %s %s loaded from %s (ABI %u.%u)", lp->name,
 		        lp->desc->version ? lp->desc->version : "?", lp->path, lp->desc->abi_major,
 		        lp->desc->abi_minor);
 	}
-	r = 0;
-out:
-	strv_clear(&names);
-	return r;
+	return 0;
 }
 
 #define HOOK(lp, member)                                                                           \
 	(ASB_HAS((lp)->desc->hooks, struct asb_hooks, member) ? (lp)->desc->hooks->member : NULL)
+#define OP(l, member)                                                                              \
+	(ASB_HAS((l)->backend->desc->backend, struct asb_backend_ops, member)                      \
+	     ? (l)->backend->desc->backend->member                                                 \
+	     : NULL)
 
 static int run_hook(struct launch *l, const char *what, size_t offset)
 {
@@ -233,14 +218,14 @@ static int run_hook(struct launch *l, const char *what, size_t offset)
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		struct loaded_plugin *lp = &l->plugins[i];
 		const struct asb_hooks *h = lp->desc->hooks;
+		if (offset == offsetof(struct asb_hooks, configure))
+			lp->configured = true;
 		if (!h || h->struct_size < offset + sizeof(asb_hook_fn))
 			continue;
 		asb_hook_fn fn = *(const asb_hook_fn *)((const char *)h + offset);
-		if (offset == offsetof(struct asb_hooks, configure))
-			lp->configured = true;
 		if (!fn)
 			continue;
-		int r = fn(host, &lp->ctx);
+		int r = fn(host, &lp->ctx, lp->data);
 		if (r < 0) {
 			err_set("plugin %s: %s failed: %s", lp->name, what, strerror(-r));
 			return r;
@@ -258,12 +243,17 @@ void launch_post_exit(struct launch *l, int status)
 			continue;
 		lp->configured = false; /* once */
 		if (HOOK(lp, post_exit))
-			lp->desc->hooks->post_exit(host, &lp->ctx, status);
+			lp->desc->hooks->post_exit(host, &lp->ctx, lp->data, status);
 	}
 }
 
-/* Does any plugin act between "the sandbox exists" and "the agent runs"? */
-static bool needs_wiring(const struct launch *l)
+int launch_describe(struct launch *l)
+{
+	return run_hook(l, "describe", offsetof(struct asb_hooks, describe));
+}
+
+/* Does anything act between "the sandbox exists" and "the agent runs"? */
+static bool needs_hold(const struct launch *l)
 {
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		const struct loaded_plugin *lp = &l->plugins[i];
@@ -273,31 +263,64 @@ static bool needs_wiring(const struct launch *l)
 	return network_needs_wiring(&l->net);
 }
 
-static int pipe_pair(int fds[2])
+static int probe_backend(struct launch *l)
 {
-	return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
+	const struct asb_host *host = host_table();
+	const struct asb_backend_ops *ops = l->backend->desc->backend;
+	char why[512] = "";
+	l->caps = ops->caps;
+	int r = 0;
+	if (ops->probe)
+		r = ops->probe(host, &l->backend->ctx, l->backend->data, &l->caps, why,
+		               sizeof(why));
+	l->caps &= ops->caps; /* probe only narrows */
+	if (r >= 0)
+		return 0;
+	snprintf(l->probe_error, sizeof(l->probe_error), "%s", why[0] ? why : strerror(-r));
+	if (l->dry_run) {
+		/* --show-config shows what it would run; --check says it cannot. */
+		log_msg(LOG_WARN, "backend %s cannot run here: %s", l->backend->name,
+		        l->probe_error);
+		l->caps = ops->caps;
+		return 0;
+	}
+	err_set("backend %s cannot run here: %s", l->backend->name, l->probe_error);
+	return r;
 }
 
-int launch_build(struct launch *l)
+static int build_backend(struct launch *l)
+{
+	const struct asb_host *host = host_table();
+	l->stage = STAGE_BUILDING;
+	strv_clear(&l->out_argv);
+	int r = l->backend->desc->backend->build(host, &l->backend->ctx, l->backend->data);
+	if (r < 0) {
+		err_set("backend %s: cannot build the sandbox command: %s", l->backend->name,
+		        strerror(-r));
+		return r;
+	}
+	if (l->out_argv.n == 0 || l->out_argv.v[0][0] != '/') {
+		err_set("backend %s produced no absolute command", l->backend->name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+int launch_plan(struct launch *l)
 {
 	struct policy *p = l->policy;
-	const struct asb_host *host = host_table();
 	int r;
 
 	for (size_t i = 0; i < l->n_plugins; i++)
 		l->plugins[i].configured = false;
+	if ((r = protections_check_names(l)) < 0)
+		return r;
 	if ((r = run_hook(l, "configure", offsetof(struct asb_hooks, configure))) < 0)
 		return r;
 	if ((r = network_configure(&l->net, p)) < 0)
 		return r;
-
-	char why[512] = "";
-	const struct asb_backend_ops *ops = l->backend->desc->backend;
-	if (ops->probe && (r = ops->probe(host, &l->backend->ctx, why, sizeof(why))) < 0) {
-		err_set("backend %s cannot run here: %s", l->backend->name,
-		        why[0] ? why : strerror(-r));
+	if ((r = probe_backend(l)) < 0)
 		return r;
-	}
 	if (layout_workspace_exposes_home(p) && !p->allow_home.value && !l->dry_run) {
 		err_set("the workspace %s contains your home directory %s: the agent would see "
 		        "all of it. Launch from a project directory, or pass --allow-home",
@@ -309,6 +332,7 @@ int launch_build(struct launch *l)
 	if (!l->dry_run && (r = network_bind_published(&l->net)) < 0)
 		return r;
 
+	l->stage = STAGE_PLANNING;
 	if ((r = layout_build(&l->plan, p, l->shell, expand_lookup_environ, NULL)) < 0)
 		return r;
 	_cleanup_free_ char *state_root = NULL;
@@ -316,7 +340,7 @@ int launch_build(struct launch *l)
 		err_set("cannot place the session directory: $HOME and $XDG_STATE_HOME unset");
 		return r;
 	}
-	if ((r = network_plan(&l->net, &l->plan, state_root)) < 0) {
+	if ((r = network_plan(&l->net, &l->plan, state_root, l->caps)) < 0) {
 		if (!err_get())
 			err_set("cannot prepare the sandbox's network: %s", strerror(-r));
 		return r;
@@ -325,33 +349,22 @@ int launch_build(struct launch *l)
 		return r;
 	if ((r = run_hook(l, "env", offsetof(struct asb_hooks, env))) < 0)
 		return r;
-	if ((r = hardening_plan(l)) < 0 || (r = plan_finish(&l->plan)) < 0)
+	if ((r = hardening_plan(l)) < 0)
 		return r;
-
-	/* The sandbox reports its pid on `info` and waits on `block` until the
-	 * network hooks wired it. The child's ends go to the backend. */
-	int info[2], block[2] = {-1, -1};
-	if ((r = pipe_pair(info)) < 0)
-		return r;
-	/* Holding the sandbox costs a round trip: only when a hook needs it. */
-	if (needs_wiring(l) && (r = pipe_pair(block)) < 0) {
-		close(info[0]);
-		close(info[1]);
-		return r;
+	plan_set_final(&l->plan);
+	l->stage = STAGE_FINAL;
+	l->hold = needs_hold(l);
+	if (l->hold && !(l->caps & ASB_CAP_HOLD)) {
+		err_set("backend %s cannot hold the sandbox until its network is wired (and the "
+		        "plugins' network/pre_exec hooks ran)",
+		        l->backend->name);
+		return -EOPNOTSUPP;
 	}
-	l->info_fd = info[1];
-	l->block_fd = block[0];
-	l->info_read_fd = info[0];
-	l->block_write_fd = block[1];
-
-	if ((r = ops->build(host, &l->backend->ctx)) < 0) {
-		err_set("backend %s: cannot build the sandbox command: %s", l->backend->name,
-		        strerror(-r));
+	if ((r = protections_evaluate(l)) < 0 && !l->dry_run)
 		return r;
-	}
-	if (l->out_argv.n == 0 || l->out_argv.v[0][0] != '/') {
-		err_set("backend %s produced no absolute command", l->backend->name);
-		return -EINVAL;
+	if (l->dry_run) {
+		err_clear();
+		return build_backend(l);
 	}
 	return 0;
 }
@@ -366,6 +379,7 @@ static void log_policy(const struct launch *l)
 	        p->home, p->launch_dir);
 	log_msg(LOG_INFO, "workspace: %s [%s]", p->workspace.value,
 	        source_name(p->workspace.source));
+	log_msg(LOG_INFO, "backend: %s, platform %s", l->backend->name, platform_name());
 	const struct {
 		const char *k;
 		const struct plist *v;
@@ -381,10 +395,19 @@ static void log_policy(const struct launch *l)
 		log_msg(LOG_INFO, "--mount %s%s -> %s", p->mounts[i].read_only ? "ro:" : "",
 		        p->mounts[i].source, p->mounts[i].dest);
 	for (size_t i = 0; i < p->n_env; i++)
-		log_msg(LOG_INFO, "env %s = %s (%s)", p->env[i].key, p->env[i].raw,
-		        p->env[i].value ? "set, value redacted" : "unset: empty");
-	for (size_t i = 0; i < l->describe.n; i++)
-		log_msg(LOG_INFO, "describe: %s", l->describe.v[i]);
+		log_msg(LOG_INFO, "env %s: %s [%s]", p->env[i].key,
+		        p->env[i].value ? "set (value not recorded)" : "unset: empty",
+		        source_name(p->env[i].source));
+	for (size_t i = 0; i < l->describe.n; i++) {
+		_cleanup_free_ char *line = strdup(l->describe.v[i]);
+		char *key = line ? strchr(line, '\t') : NULL;
+		char *value = key ? strchr(key + 1, '\t') : NULL;
+		if (value) {
+			*key++ = '\0';
+			*value++ = '\0';
+			log_msg(LOG_INFO, "%s: %s: %s", line, key, value);
+		}
+	}
 }
 
 static int write_backend_args(struct launch *l)
@@ -432,155 +455,261 @@ static void free_envp(char **envp)
 	free(envp);
 }
 
-static int spawn(struct launch *l, char **envp, const sigset_t *blocked, pid_t *out)
+/* The core's default spawn: the built command with the plan's environment
+ * (secrets reach the backend this way, never on its argv). */
+static int default_spawn(struct launch *l, pid_t *pid)
 {
-	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		/* Only the fds the backend asked for survive exec. */
-		for (size_t i = 0; i < l->n_keep_fds; i++) {
-			int flags = fcntl(l->keep_fds[i], F_GETFD);
-			if (flags >= 0)
-				fcntl(l->keep_fds[i], F_SETFD, flags & ~FD_CLOEXEC);
-		}
-		sigprocmask(SIG_UNBLOCK, blocked, NULL);
-		int r = hardening_child(l);
-		if (r < 0) {
-			dprintf(STDERR_FILENO, "agentsandbox: cannot set limits: %s\n",
-			        strerror(-r));
-			_exit(125);
-		}
-		execve(l->out_argv.v[0], l->out_argv.v, envp);
-		dprintf(STDERR_FILENO, "agentsandbox: cannot run %s: %s\n", l->out_argv.v[0],
-		        strerror(errno));
-		_exit(125);
+	struct limits_set set;
+	int r = limits_resolve(l->policy, &set);
+	if (r < 0)
+		return r;
+	char **envp = build_envp(&l->plan);
+	if (!envp)
+		return -ENOMEM;
+	struct spawn_opts o = {.keep_fds = l->keep_fds,
+	                       .n_keep_fds = l->n_keep_fds,
+	                       .limits = &set,
+	                       .no_new_privs = true,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1};
+	r = spawn_exec((const char *const *)l->out_argv.v, (const char *const *)envp, &o, pid);
+	free_envp(envp);
+	return r;
+}
+
+static int spawn_sandbox(struct launch *l)
+{
+	const struct asb_host *host = host_table();
+	int64_t pid64 = 0;
+	pid_t pid = 0;
+	int r;
+	int (*spawn)(const struct asb_host *, struct asb_ctx *, void *, int64_t *) = OP(l, spawn);
+	if (spawn) {
+		r = spawn(host, &l->backend->ctx, l->backend->data, &pid64);
+		pid = (pid_t)pid64;
+		if (r >= 0 && pid <= 0)
+			r = -ECHILD;
+	} else {
+		r = default_spawn(l, &pid);
 	}
-	*out = pid;
+	if (r < 0) {
+		if (!err_get())
+			err_set("cannot start the %s sandbox: %s", l->backend->name, strerror(-r));
+		return r;
+	}
+	child_track(&l->spawned, pid);
+	/* A backend without await_start: the spawned process is the sandbox. */
+	if (!OP(l, await_start) && !l->sandbox_known) {
+		l->sandbox_pid = pid;
+		l->sandbox_known = true;
+	}
 	return 0;
+}
+
+static void forward_signal(void *userdata, int sig)
+{
+	struct launch *l = userdata;
+	int (*signal_op)(const struct asb_host *, struct asb_ctx *, void *, int) = OP(l, signal);
+	if (signal_op && signal_op(host_table(), &l->backend->ctx, l->backend->data, sig) >= 0)
+		return;
+	if (l->spawned.pid > 0)
+		kill(l->spawned.pid, sig);
+}
+
+/* Held: the sandbox exists and waits; wire it, run the hooks, release it. */
+static int wire_and_release(struct launch *l)
+{
+	const struct asb_host *host = host_table();
+	struct policy *p = l->policy;
+	int r;
+	asb_hook_fn await = OP(l, await_start);
+	if (await && (r = await(host, &l->backend->ctx, l->backend->data)) < 0) {
+		if (!err_get())
+			err_set("the %s sandbox failed before it started", l->backend->name);
+		return r;
+	}
+	if (!l->sandbox_known) {
+		err_set("backend %s did not report the sandbox (sandbox_started)",
+		        l->backend->name);
+		return -ESRCH;
+	}
+	log_msg(LOG_INFO, "network: %s", network_mode_name(l->net.mode));
+	if (network_needs_wiring(&l->net) &&
+	    (r = network_wire(&l->net, p, l->session.dir, l->sandbox_pid, l->sandbox_netns_fd)) < 0)
+		return r;
+	if ((r = run_hook(l, "network", offsetof(struct asb_hooks, network))) < 0 ||
+	    (r = run_hook(l, "pre_exec", offsetof(struct asb_hooks, pre_exec))) < 0)
+		return r;
+	asb_hook_fn release = OP(l, release);
+	if (release && (r = release(host, &l->backend->ctx, l->backend->data)) < 0) {
+		if (!err_get())
+			err_set("backend %s: cannot release the sandbox: %s", l->backend->name,
+			        strerror(-r));
+		return r;
+	}
+	return 0;
+}
+
+static void kill_sandbox(struct launch *l)
+{
+	/* The sandbox itself first: a backend's child may still wait for its
+	 * parent and not notice it dying. */
+	if (l->sandbox_known && l->sandbox_pid > 0 && l->sandbox_pid != l->spawned.pid)
+		kill(l->sandbox_pid, SIGKILL);
+	child_stop(&l->spawned, SIGKILL, 1000);
+}
+
+static void backend_cleanup(struct launch *l)
+{
+	void (*cleanup)(const struct asb_host *, struct asb_ctx *, void *) = OP(l, cleanup);
+	if (cleanup)
+		cleanup(host_table(), &l->backend->ctx, l->backend->data);
+}
+
+/* Each plugin's private directory: inside the session, removed at the end
+ * (bundles and runtime state may hold what a session record must not). */
+static int make_private_dirs(struct launch *l)
+{
+	_cleanup_free_ char *root = str_printf("%s/private", l->session.dir);
+	if (!root)
+		return -ENOMEM;
+	if (mkdir(root, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		struct loaded_plugin *lp = &l->plugins[i];
+		lp->private_dir = str_printf("%s/%s", root, lp->name);
+		if (!lp->private_dir)
+			return -ENOMEM;
+		if (mkdir(lp->private_dir, 0700) < 0 && errno != EEXIST)
+			return -errno;
+	}
+	return 0;
+}
+
+static void remove_private_dirs(struct launch *l)
+{
+	if (!l->have_session)
+		return;
+	_cleanup_free_ char *root = str_printf("%s/private", l->session.dir);
+	if (root)
+		(void)rm_rf(root);
+}
+
+static int start(struct launch *l, char **root_out)
+{
+	struct policy *p = l->policy;
+	const struct asb_host *host = host_table();
+	int r;
+	if ((r = session_root(getenv("XDG_STATE_HOME"), p->home, root_out)) < 0) {
+		err_set("cannot place the session directory: $HOME and $XDG_STATE_HOME unset");
+		return r;
+	}
+	if ((r = session_create(&l->session, *root_out, p->name.value)) < 0) {
+		err_set("cannot create a session directory under %s: %s", *root_out, strerror(-r));
+		return r;
+	}
+	l->have_session = true;
+	if ((r = make_private_dirs(l)) < 0) {
+		err_set("cannot create the session's private directories: %s", strerror(-r));
+		return r;
+	}
+	l->stage = STAGE_BUILDING;
+	asb_hook_fn prepare = OP(l, prepare);
+	if (prepare && (r = prepare(host, &l->backend->ctx, l->backend->data)) < 0) {
+		if (!err_get())
+			err_set("backend %s: prepare failed: %s", l->backend->name, strerror(-r));
+		return r;
+	}
+	if ((r = build_backend(l)) < 0)
+		return r;
+	/* Artifacts first: the command may read them (a profile). */
+	for (size_t i = 0; i < l->n_artifacts; i++)
+		if ((r = session_write(&l->session, l->artifacts[i].name, l->artifacts[i].data,
+		                       l->artifacts[i].len)) < 0) {
+			err_set("cannot write %s into the session: %s", l->artifacts[i].name,
+			        strerror(-r));
+			return r;
+		}
+	if (!l->net.in_namespace && (r = network_start_host(&l->net, p, l->session.dir)) < 0)
+		return r;
+	platform_harden_self();
+	if ((r = supervisor_prepare()) < 0)
+		return r;
+	l->stage = STAGE_RUNNING;
+	return spawn_sandbox(l);
 }
 
 int launch_run(struct launch *l)
 {
-	struct policy *p = l->policy;
-	int r;
 	_cleanup_free_ char *root = NULL;
 	_cleanup_close_ int log_fd = -1;
-	_cleanup_close_ int sfd = -1;
-	pid_t child = -1;
-	if ((r = session_root(getenv("XDG_STATE_HOME"), p->home, &root)) < 0) {
-		err_set("cannot place the session directory: $HOME and $XDG_STATE_HOME unset");
-		goto fail;
-	}
-	if ((r = session_create(&l->session, root, p->name.value)) < 0) {
-		err_set("cannot create a session directory under %s: %s", root, strerror(-r));
-		goto fail;
-	}
-	l->have_session = true;
-	log_fd = session_open(&l->session, "launch.log");
-	hardening_self();
-
-	char **envp = build_envp(&l->plan);
-	if (!envp) {
-		r = -ENOMEM;
-		goto fail;
-	}
-	sigset_t forward;
-	supervisor_signal_set(&forward);
-	sigprocmask(SIG_BLOCK, &forward, NULL);
-	sfd = signalfd(-1, &forward, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0 || (r = supervisor_prepare()) < 0) {
-		r = sfd < 0 ? -errno : r;
-		free_envp(envp);
-		goto fail;
-	}
-	r = spawn(l, envp, &forward, &child);
-	free_envp(envp);
-	if (r < 0) {
-		err_set("cannot start %s: %s", l->out_argv.v[0], strerror(-r));
-		goto fail;
-	}
-	close(l->info_fd);
-	l->info_fd = -1;
-	close(l->block_fd);
-	l->block_fd = -1;
-
-	/* The records are written while bubblewrap sets the sandbox up, off the
-	 * path to the agent's first instruction. */
+	int r = start(l, &root);
+	if (l->have_session)
+		log_fd = session_open(&l->session, "launch.log");
 	if (log_fd >= 0)
 		log_attach_file(log_fd);
+	if (r < 0)
+		goto fail;
+
+	/* The records are written while the backend sets the sandbox up, off
+	 * the path to the agent's first instruction. */
 	log_policy(l);
+	protections_log(l);
 	hardening_log(l);
 	if ((r = write_backend_args(l)) < 0)
 		log_msg(LOG_WARN, "cannot write %s.args: %s", l->backend->name, strerror(-r));
-	for (size_t i = 0; i < l->n_artifacts; i++)
-		(void)session_write(&l->session, l->artifacts[i].name, l->artifacts[i].data,
-		                    l->artifacts[i].len);
 	int removed = session_prune(root, SESSION_KEEP);
 	if (removed > 0)
 		log_msg(LOG_INFO, "pruned %d old session director%s", removed,
 		        removed == 1 ? "y" : "ies");
-	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)child);
+	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)l->spawned.pid);
 
-	if (l->block_write_fd >= 0) {
-		l->sandbox_pid = supervisor_read_sandbox_pid(l->info_read_fd);
-		close(l->info_read_fd);
-		l->info_read_fd = -1;
-		if (l->sandbox_pid > 0) {
-			log_msg(LOG_INFO, "sandbox pid %d", (int)l->sandbox_pid);
-			log_msg(LOG_INFO, "network: %s", network_mode_name(l->net.mode));
-			r = network_wire(&l->net, p, l->session.dir, l->sandbox_pid);
-			if (r >= 0)
-				r = run_hook(l, "network", offsetof(struct asb_hooks, network));
-			if (r >= 0)
-				r = run_hook(l, "pre_exec", offsetof(struct asb_hooks, pre_exec));
-			if (r < 0) {
-				/* Kill the sandbox itself first: bubblewrap's child may
-				 * still wait for its parent and not notice it dying. */
-				kill(l->sandbox_pid, SIGKILL);
-				kill(child, SIGKILL);
-				waitpid(child, NULL, 0);
-				goto fail;
-			}
-			/* Release the sandbox: it runs the agent now. */
-			(void)write_all(l->block_write_fd, "x", 1);
-		}
-		close(l->block_write_fd);
-		l->block_write_fd = -1;
+	if (l->hold && (r = wire_and_release(l)) < 0) {
+		kill_sandbox(l);
+		goto fail;
 	}
 
-	/* Without hooks to run, the pid is read only when needed (a signal to
-	 * forward, or to tell a setup failure from the agent's own exit). */
-	int wstatus = supervisor_run(child, &l->sandbox_pid, l->info_read_fd, sfd);
-	if (l->info_read_fd >= 0) {
-		close(l->info_read_fd);
-		l->info_read_fd = -1;
-	}
-	int code = wstatus < 0 ? 125 : supervisor_exit_code(wstatus);
+	int wstatus = supervisor_run(l->spawned.pid, forward_signal, l);
+	supervisor_release();
 	network_stop(&l->net);
-	if (l->sandbox_pid <= 0) {
-		/* The backend failed before the sandbox existed: a setup error. */
-		log_msg(LOG_ERROR, "%s failed before the sandbox started (exit %d)",
-		        l->backend->name, code);
-		err_set("%s failed before the sandbox started (see its message above)",
+	int code;
+	int (*wait_op)(const struct asb_host *, struct asb_ctx *, void *, int) = OP(l, wait);
+	if (wstatus < 0)
+		code = wstatus;
+	else if (wait_op)
+		code = wait_op(host_table(), &l->backend->ctx, l->backend->data, wstatus);
+	else
+		code = supervisor_exit_code(wstatus);
+	child_stop(&l->spawned, SIGKILL, 0);
+	if (code < 0) {
+		/* The backend failed before the agent ran: a setup error. */
+		log_msg(LOG_ERROR, "the %s sandbox failed before the agent started (%s)",
+		        l->backend->name, strerror(-code));
+		err_set("the %s sandbox failed before the agent started (see its message above)",
 		        l->backend->name);
 		launch_post_exit(l, -EIO);
+		backend_cleanup(l);
+		remove_private_dirs(l);
+		log_detach();
 		return 125;
 	}
-	if (wstatus >= 0 && WIFSIGNALED(wstatus))
+	if (WIFSIGNALED(wstatus))
 		log_msg(LOG_INFO, "sandbox ended by signal %s: exit status %d",
 		        strsignal(WTERMSIG(wstatus)), code);
 	else
 		log_msg(LOG_INFO, "exit status %d", code);
 	launch_post_exit(l, code);
+	backend_cleanup(l);
+	remove_private_dirs(l);
 	log_detach();
 	return code;
 fail:
-	if (log_fd >= 0)
-		log_attach_file(log_fd);
 	log_msg(LOG_ERROR, "launch failed: %s", err_get() ? err_get() : strerror(-r));
+	supervisor_release();
 	network_stop(&l->net);
 	launch_post_exit(l, r);
+	backend_cleanup(l);
+	remove_private_dirs(l);
 	log_detach();
 	return 125;
 }

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "layout.h"
 
+#include "exec.h"
 #include "log.h"
 
 #include <agentsandbox/plugin.h>
@@ -85,45 +86,6 @@ static bool is_system_path(const char *path)
 	return false;
 }
 
-int layout_find_executable(const char *name, const char *search_path, char **out)
-{
-	char real[PATH_MAX];
-	if (strchr(name, '/')) {
-		struct stat st;
-		if (name[0] != '/')
-			return -EINVAL;
-		if (stat(name, &st) < 0)
-			return -errno;
-		if (!S_ISREG(st.st_mode))
-			return S_ISDIR(st.st_mode) ? -EISDIR : -EACCES;
-		if (access(name, X_OK) < 0)
-			return -errno;
-		if (!realpath(name, real))
-			return -errno;
-		return (*out = strdup(real)) ? 0 : -ENOMEM;
-	}
-	if (!search_path)
-		search_path = "/usr/local/bin:/usr/bin:/bin";
-	_cleanup_free_ char *copy = strdup(search_path);
-	if (!copy)
-		return -ENOMEM;
-	char *save = NULL;
-	for (char *dir = strtok_r(copy, ":", &save); dir; dir = strtok_r(NULL, ":", &save)) {
-		if (dir[0] != '/')
-			continue; /* a relative PATH entry would depend on the cwd */
-		_cleanup_free_ char *cand = str_printf("%s/%s", dir, name);
-		if (!cand)
-			return -ENOMEM;
-		struct stat st;
-		if (stat(cand, &st) < 0 || !S_ISREG(st.st_mode) || access(cand, X_OK) < 0)
-			continue;
-		if (!realpath(cand, real))
-			continue;
-		return (*out = strdup(real)) ? 0 : -ENOMEM;
-	}
-	return -ENOENT;
-}
-
 int layout_add_executable(struct plan *plan, const struct policy *p, const char *name,
                           const char *host_path, const char *origin)
 {
@@ -146,13 +108,14 @@ int layout_add_executable(struct plan *plan, const struct policy *p, const char 
 			return -EPERM;
 		}
 		bool already = false;
-		for (size_t i = 0; i < plan->n_mounts; i++)
-			if (plan->mounts[i].source && strcmp(plan->mounts[i].dest, dir) == 0)
+		for (size_t i = 0; i < plan->n_entries; i++)
+			if (plan->entries[i].host_path && strcmp(plan->entries[i].dest, dir) == 0)
 				already = true;
-		if (!already && (r = plan_bind(plan, ASB_MOUNT_RO_BIND, dir, NULL, 0, origin)) < 0)
+		if (!already &&
+		    (r = plan_path(plan, ASB_ENTRY_READ, dir, NULL, ASB_ENTRY_F_EXEC, origin)) < 0)
 			return r;
 	}
-	return plan_add_exec(plan, name, host_path);
+	return plan_add_exec(plan, name, host_path, origin);
 }
 
 static int add_system(struct plan *plan)
@@ -168,24 +131,21 @@ static int add_system(struct plan *plan)
 			if (len < 0)
 				return -errno;
 			target[len] = '\0';
-			r = plan_add_mount(plan, ASB_MOUNT_SYMLINK, 0, 0, -1, target, *d, "core");
+			r = plan_entry(plan, ASB_ENTRY_SYMLINK, 0, 0, target, *d, NULL, 0, "core");
 		} else {
-			r = plan_add_mount(plan, ASB_MOUNT_RO_BIND, ASB_MOUNT_F_TRY, 0, -1, *d, *d,
-			                   "core");
+			r = plan_path(plan, ASB_ENTRY_READ, *d, NULL, ASB_ENTRY_F_TRY, "core");
 		}
 		if (r < 0)
 			return r;
 	}
 	for (const char *const *e = etc_paths; *e; e++)
-		if ((r = plan_add_mount(plan, ASB_MOUNT_RO_BIND, ASB_MOUNT_F_TRY, 0, -1, *e, *e,
-		                        "core")) < 0)
+		if ((r = plan_path(plan, ASB_ENTRY_READ, *e, NULL, ASB_ENTRY_F_TRY, "core")) < 0)
 			return r;
-	if ((r = plan_add_mount(plan, ASB_MOUNT_PROC, 0, 0, -1, NULL, "/proc", "core")) < 0 ||
-	    (r = plan_add_mount(plan, ASB_MOUNT_DEV, 0, 0, -1, NULL, "/dev", "core")) < 0 ||
-	    (r = plan_add_mount(plan, ASB_MOUNT_TMPFS, 0, 01777, -1, NULL, "/tmp", "core")) < 0 ||
-	    (r = plan_add_mount(plan, ASB_MOUNT_TMPFS, 0, 01777, -1, NULL, "/var/tmp", "core")) <
-	        0 ||
-	    (r = plan_add_mount(plan, ASB_MOUNT_TMPFS, 0, 0755, -1, NULL, "/run", "core")) < 0)
+	if ((r = plan_entry(plan, ASB_ENTRY_PROC, 0, 0, NULL, "/proc", NULL, 0, "core")) < 0 ||
+	    (r = plan_entry(plan, ASB_ENTRY_DEVFS, 0, 0, NULL, "/dev", NULL, 0, "core")) < 0 ||
+	    (r = plan_ephemeral(plan, "/tmp", 01777, "core")) < 0 ||
+	    (r = plan_ephemeral(plan, "/var/tmp", 01777, "core")) < 0 ||
+	    (r = plan_ephemeral(plan, "/run", 0755, "core")) < 0)
 		return r;
 	return 0;
 }
@@ -193,6 +153,7 @@ static int add_system(struct plan *plan)
 struct declared {
 	const char *path;
 	uint32_t type;
+	uint32_t flags;
 	const char *what;
 };
 
@@ -243,21 +204,24 @@ static int add_declared(struct plan *plan, const struct policy *p)
 	if (!d)
 		return -ENOMEM;
 	size_t n = 0;
+	/* The agent may run what it can write (an interpreter would anyway). */
 	struct {
 		const struct plist *l;
 		uint32_t type;
+		uint32_t flags;
 		const char *what;
 	} lists[] = {
-	    {&p->ro_dirs, ASB_MOUNT_RO_BIND, "sandbox.ro_dirs"},
-	    {&p->ro_files, ASB_MOUNT_RO_BIND, "sandbox.ro_files"},
-	    {&p->rw_dirs, ASB_MOUNT_BIND, "sandbox.rw_dirs"},
-	    {&p->rw_files, ASB_MOUNT_BIND, "sandbox.rw_files"},
+	    {&p->ro_dirs, ASB_ENTRY_READ, 0, "sandbox.ro_dirs"},
+	    {&p->ro_files, ASB_ENTRY_READ, 0, "sandbox.ro_files"},
+	    {&p->rw_dirs, ASB_ENTRY_WRITE, ASB_ENTRY_F_EXEC, "sandbox.rw_dirs"},
+	    {&p->rw_files, ASB_ENTRY_WRITE, ASB_ENTRY_F_EXEC, "sandbox.rw_files"},
 	};
 	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
 		for (size_t i = 0; i < lists[l].l->items.n; i++)
-			d[n++] =
-			    (struct declared){lists[l].l->items.v[i], lists[l].type, lists[l].what};
-	d[n++] = (struct declared){p->workspace.value, ASB_MOUNT_BIND, "workspace"};
+			d[n++] = (struct declared){lists[l].l->items.v[i], lists[l].type,
+			                           lists[l].flags, lists[l].what};
+	d[n++] =
+	    (struct declared){p->workspace.value, ASB_ENTRY_WRITE, ASB_ENTRY_F_EXEC, "workspace"};
 	/* Stable parent-first order: a nested declaration covers its parent. */
 	qsort(d, n, sizeof(*d), cmp_declared);
 
@@ -266,8 +230,8 @@ static int add_declared(struct plan *plan, const struct policy *p)
 		int r = check_symlink_escape(p, d[i].path, d[i].what, real);
 		if (r == -ENOENT && strcmp(d[i].what, "sandbox.rw_dirs") == 0) {
 			/* Only --show-config/--check get here: a launch creates it first. */
-			if ((r = plan_add_mount(plan, d[i].type, 0, 0, -1, d[i].path, d[i].path,
-			                        "core")) < 0)
+			if ((r = plan_path_unopened(plan, d[i].type, d[i].path, NULL, d[i].flags,
+			                            d[i].what)) < 0)
 				return r;
 			continue;
 		}
@@ -276,7 +240,7 @@ static int add_declared(struct plan *plan, const struct policy *p)
 				err_set("%s: %s: %s", d[i].what, d[i].path, strerror(-r));
 			return r;
 		}
-		r = plan_bind(plan, d[i].type, real, d[i].path, 0, "core");
+		r = plan_path(plan, d[i].type, d[i].path, NULL, d[i].flags, d[i].what);
 		if (r < 0) {
 			err_set("%s: cannot open %s: %s", d[i].what, d[i].path, strerror(-r));
 			return r;
@@ -285,8 +249,8 @@ static int add_declared(struct plan *plan, const struct policy *p)
 	/* --mount entries come last: the user asked for them on this launch. */
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		const struct extra_mount *m = &p->mounts[i];
-		int r = plan_bind(plan, m->read_only ? ASB_MOUNT_RO_BIND : ASB_MOUNT_BIND,
-		                  m->source, m->dest, 0, "flag");
+		int r = plan_path(plan, m->read_only ? ASB_ENTRY_READ : ASB_ENTRY_WRITE, m->source,
+		                  m->dest, m->read_only ? 0 : ASB_ENTRY_F_EXEC, "--mount");
 		if (r < 0) {
 			err_set("--mount %s: %s", m->source, strerror(-r));
 			return r;
@@ -318,7 +282,7 @@ static int add_package_dir(struct plan *plan, const struct policy *p, const char
 			r = -ENOMEM;
 			break;
 		}
-		if (layout_find_executable(cand, NULL, &real) < 0)
+		if (exec_find(cand, NULL, true, &real) < 0)
 			continue;
 		r = layout_add_executable(plan, p, de->d_name, real, "sandbox.packages");
 	}
@@ -390,7 +354,7 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 {
 	int r;
 	_cleanup_free_ char *bash = NULL;
-	if ((r = layout_find_executable("bash", search_path, &bash)) < 0) {
+	if ((r = exec_find("bash", search_path, true, &bash)) < 0) {
 		err_set("bash was not found on PATH; it is always part of the sandbox");
 		return r;
 	}
@@ -398,7 +362,7 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 	if (p->command.value) {
 		const char *cmd = p->command.value;
 		_cleanup_free_ char *path = NULL;
-		r = layout_find_executable(cmd, search_path, &path);
+		r = exec_find(cmd, search_path, true, &path);
 		if (r < 0) {
 			err_set("%s%s: command \"%s\" %s", p->config_file ? p->config_file : "",
 			        p->command.line ? ": sandbox.command" : "sandbox.command", cmd,
@@ -422,7 +386,7 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 		if (optional)
 			name[len - 1] = '\0';
 		_cleanup_free_ char *path = NULL;
-		r = layout_find_executable(name, search_path, &path);
+		r = exec_find(name, search_path, true, &path);
 		if (r == -EISDIR) {
 			/* A package directory (a Nix store path, a prefix): its bin/. */
 			if ((r = add_package_dir(plan, p, name)) < 0)
@@ -504,7 +468,7 @@ int layout_build(struct plan *plan, const struct policy *p, bool shell, expand_l
 	if ((r = add_system(plan)) < 0)
 		return r;
 	/* The ephemeral home: the real path, empty, discarded at exit. */
-	if ((r = plan_add_mount(plan, ASB_MOUNT_TMPFS, 0, 0700, -1, NULL, p->home, "core")) < 0)
+	if ((r = plan_ephemeral(plan, p->home, 0700, "core")) < 0)
 		return r;
 	if ((r = add_declared(plan, p)) < 0)
 		return r;
@@ -530,10 +494,7 @@ int layout_build(struct plan *plan, const struct policy *p, bool shell, expand_l
 				return r;
 	}
 	plan->chdir = strdup(p->workspace.value);
-	if (!plan->chdir)
-		return -ENOMEM;
-	plan->flags = ASB_PLAN_DIE_WITH_PARENT;
-	return 0;
+	return plan->chdir ? 0 : -ENOMEM;
 }
 
 int layout_create_rw_dirs(const struct policy *p)

@@ -1,17 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* The core's part of the plan: system directories read-only, an ephemeral
  * home, fresh /proc, /dev and /tmp, declared paths, the workspace, the
- * executables on PATH and a rebuilt environment. */
+ * executables on PATH and a rebuilt environment. Programs are found with
+ * common/exec.h. */
 #ifndef ASB_CORE_LAYOUT_H
 #define ASB_CORE_LAYOUT_H
 
 #include "plan.h"
 #include "expand.h"
 #include "policy.h"
-
-/* Resolve an executable: a name on the launching PATH, or an absolute path.
- * *out is the realpath. -ENOENT when not found. */
-int layout_find_executable(const char *name, const char *search_path, char **out);
 
 /* Put a resolved executable on PATH, binding its directory read-only when it
  * lives outside the system directories. */

@@ -3,6 +3,7 @@
 
 #include "log.h"
 
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stdio.h>
@@ -13,8 +14,9 @@
 #define ASB_PLUGINDIR "/usr/local/lib/agentsandbox/plugins"
 #endif
 
-/* The smallest descriptor this host understands (ABI 1.0). */
+/* The smallest descriptor of this major version (2.0). */
 #define DESC_MIN_SIZE (offsetof(struct asb_plugin, backend) + sizeof(void *))
+#define OPS_MIN_SIZE  (offsetof(struct asb_backend_ops, cleanup) + sizeof(void *))
 
 int loader_check_descriptor(const struct asb_plugin *d, const char *path, const char *name)
 {
@@ -29,9 +31,9 @@ int loader_check_descriptor(const struct asb_plugin *d, const char *path, const 
 		return -EINVAL;
 	}
 	if (d->abi_major != ASB_ABI_MAJOR) {
-		err_set("plugin %s: ABI %u.%u, this agentsandbox supports %u.0-%u.x; rebuild it "
-		        "against this version's <agentsandbox/plugin.h>",
-		        path, d->abi_major, d->abi_minor, ASB_ABI_MAJOR, ASB_ABI_MAJOR);
+		err_set("plugin %s: built for plugin ABI %u.%u, this agentsandbox needs %u.x; "
+		        "rebuild it against this version's <agentsandbox/plugin.h>",
+		        path, d->abi_major, d->abi_minor, ASB_ABI_MAJOR);
 		return -EPROTO;
 	}
 	if (d->struct_size < DESC_MIN_SIZE) {
@@ -49,8 +51,7 @@ int loader_check_descriptor(const struct asb_plugin *d, const char *path, const 
 		return -EINVAL;
 	}
 	if ((d->kind & ASB_KIND_BACKEND) &&
-	    (!d->backend || d->backend->struct_size < offsetof(struct asb_backend_ops, exec) ||
-	     !d->backend->build)) {
+	    (!d->backend || d->backend->struct_size < OPS_MIN_SIZE || !d->backend->build)) {
 		err_set("plugin %s: a backend without a build operation", path);
 		return -EINVAL;
 	}
@@ -58,7 +59,34 @@ int loader_check_descriptor(const struct asb_plugin *d, const char *path, const 
 		err_set("plugin %s: hooks table too small (%u bytes)", path, d->hooks->struct_size);
 		return -EPROTO;
 	}
+	if (d->load > ASB_LOAD_IF_EXISTS || (d->load == ASB_LOAD_IF_EXISTS && !d->load_path)) {
+		err_set("plugin %s: unknown load rule %u", path, d->load);
+		return -EINVAL;
+	}
+	for (size_t i = 0; loader_option_at(d, i); i++) {
+		const struct asb_option *o = loader_option_at(d, i);
+		if (o->struct_size < offsetof(struct asb_option, help) + sizeof(o->help) ||
+		    (o->type != ASB_OPT_BOOL && o->type != ASB_OPT_STRING &&
+		     o->type != ASB_OPT_LIST) ||
+		    (!o->flag && !o->env)) {
+			err_set("plugin %s: option %s is malformed", path, o->key);
+			return -EINVAL;
+		}
+	}
 	return 0;
+}
+
+const struct asb_option *loader_option_at(const struct asb_plugin *d, size_t i)
+{
+	if (!d->options)
+		return NULL;
+	/* Options are an array of structs of the plugin's struct_size. */
+	uint32_t size = d->options[0].struct_size;
+	if (size < offsetof(struct asb_option, key) + sizeof(void *))
+		return NULL;
+	const struct asb_option *o =
+	    (const struct asb_option *)((const char *)d->options + (size_t)size * i);
+	return o->key ? o : NULL;
 }
 
 int loader_search_path(const struct strv *dirs, struct strv *out)
@@ -81,79 +109,144 @@ static bool valid_plugin_name(const char *name)
 	return true;
 }
 
-int loader_open_path(const char *path, const char *name, struct loaded_plugin *out)
+/* dlopen and check; on failure the message is in *error. */
+static void open_one(struct found_plugin *f)
 {
-	*out = (struct loaded_plugin){0};
+	err_clear();
 	dlerror();
-	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+	void *h = dlopen(f->path, RTLD_NOW | RTLD_LOCAL);
 	if (!h) {
 		const char *e = dlerror();
-		err_set("plugin %s: cannot load: %s", path, e ? e : "unknown error");
-		return -ENOEXEC;
+		f->error =
+		    str_printf("plugin %s: cannot load: %s", f->path, e ? e : "unknown error");
+		return;
 	}
 	asb_plugin_entry_fn entry;
 	*(void **)&entry = dlsym(h, ASB_PLUGIN_ENTRY_NAME);
 	if (!entry) {
-		err_set("plugin %s: no %s symbol (not an agentsandbox plugin)", path,
-		        ASB_PLUGIN_ENTRY_NAME);
+		f->error = str_printf("plugin %s: no %s symbol (not an agentsandbox plugin)",
+		                      f->path, ASB_PLUGIN_ENTRY_NAME);
 		dlclose(h);
-		return -ENOEXEC;
+		return;
 	}
 	const struct asb_plugin *d = entry();
-	int r = loader_check_descriptor(d, path, name);
-	if (r < 0) {
+	if (loader_check_descriptor(d, f->path, f->name) < 0) {
+		f->error = strdup(err_get() ? err_get() : "invalid descriptor");
+		err_clear();
 		dlclose(h); /* safe: nothing of it ran beyond the entry point */
-		return r;
+		return;
 	}
-	out->name = strdup(name);
-	out->path = strdup(path);
-	out->handle = h;
-	out->desc = d;
-	out->ctx.plugin = out;
-	if (!out->name || !out->path)
-		return -ENOMEM;
-	return 0;
+	f->handle = h;
+	f->desc = d;
 }
 
-int loader_open(const char *name, const struct strv *dirs, struct loaded_plugin *out)
+const struct found_plugin *catalog_find(const struct catalog *c, const char *name)
 {
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].name, name) == 0)
+			return &c->v[i];
+	return NULL;
+}
+
+int loader_discover(const struct strv *dirs, struct catalog *out)
+{
+	struct strv search = {0};
+	int r = loader_search_path(dirs, &search);
+	for (size_t i = 0; r >= 0 && i < search.n; i++) {
+		_cleanup_closedir_ DIR *d = opendir(search.v[i]);
+		struct dirent *de;
+		while (d && r >= 0 && (de = readdir(d))) {
+			size_t n = strlen(de->d_name), s = strlen(PLUGIN_SUFFIX);
+			if (de->d_name[0] == '.' || n <= s ||
+			    strcmp(de->d_name + n - s, PLUGIN_SUFFIX) != 0)
+				continue;
+			_cleanup_free_ char *name = strndup(de->d_name, n - s);
+			if (!name) {
+				r = -ENOMEM;
+				break;
+			}
+			if (!valid_plugin_name(name) || catalog_find(out, name))
+				continue;
+			_cleanup_free_ char *path = str_printf("%s/%s", search.v[i], de->d_name);
+			struct stat st;
+			if (!path) {
+				r = -ENOMEM;
+				break;
+			}
+			if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+				continue;
+			struct found_plugin *v = realloc(out->v, (out->n + 1) * sizeof(*v));
+			if (!v) {
+				r = -ENOMEM;
+				break;
+			}
+			out->v = v;
+			struct found_plugin *f = &out->v[out->n++];
+			*f = (struct found_plugin){.name = TAKE_PTR(name), .path = TAKE_PTR(path)};
+			open_one(f);
+		}
+	}
+	strv_clear(&search);
+	return r;
+}
+
+void catalog_free(struct catalog *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct found_plugin *f = &c->v[i];
+		if (f->handle && !f->taken)
+			dlclose(f->handle);
+		free(f->name);
+		free(f->path);
+		free(f->error);
+	}
+	free(c->v);
+	*c = (struct catalog){0};
+}
+
+int loader_take(struct catalog *c, const char *name, const struct strv *dirs,
+                struct loaded_plugin *out)
+{
+	*out = (struct loaded_plugin){0};
 	if (!valid_plugin_name(name)) {
 		err_set("plugin name \"%s\" is not valid (a-z, 0-9, _ and -)", name);
 		return -EINVAL;
 	}
-	struct strv search = {0};
-	int r = loader_search_path(dirs, &search);
-	if (r < 0)
-		return r;
-	for (size_t i = 0; i < search.n; i++) {
-		_cleanup_free_ char *path = str_printf("%s/%s" PLUGIN_SUFFIX, search.v[i], name);
-		struct stat st;
-		if (!path) {
-			r = -ENOMEM;
-			goto out;
-		}
-		if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
-			continue;
-		r = loader_open_path(path, name, out);
-		goto out;
-	}
-	{
-		_cleanup_free_ char *where = NULL;
+	struct found_plugin *f = (struct found_plugin *)catalog_find(c, name);
+	if (!f) {
+		struct strv search = {0};
+		(void)loader_search_path(dirs, &search);
 		size_t len = 1;
 		for (size_t i = 0; i < search.n; i++)
 			len += strlen(search.v[i]) + 1;
-		where = calloc(1, len);
+		_cleanup_free_ char *where = calloc(1, len);
 		for (size_t i = 0; where && i < search.n; i++) {
 			if (i)
 				strcat(where, ":");
 			strcat(where, search.v[i]);
 		}
+		strv_clear(&search);
 		err_set("plugin \"%s\" not found (searched %s)", name, where ? where : "");
-		r = -ENOENT;
+		return -ENOENT;
 	}
-out:
-	strv_clear(&search);
-	return r;
+	if (!f->handle) {
+		err_set("%s", f->error ? f->error : "cannot load");
+		return -ENOEXEC;
+	}
+	if (f->taken)
+		return -EALREADY;
+	out->name = strdup(f->name);
+	out->path = strdup(f->path);
+	if (!out->name || !out->path) {
+		free(out->name);
+		free(out->path);
+		return -ENOMEM;
+	}
+	out->handle = f->handle;
+	out->desc = f->desc;
+	out->ctx.plugin = out;
+	f->taken = true;
+	return 0;
 }
 
 void loader_release(struct loaded_plugin *lp)
@@ -163,5 +256,6 @@ void loader_release(struct loaded_plugin *lp)
 		dlclose(lp->handle);
 	free(lp->name);
 	free(lp->path);
+	free(lp->private_dir);
 	*lp = (struct loaded_plugin){0};
 }

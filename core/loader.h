@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Finding, opening and checking plugins. A plugin is never unloaded once
- * its init ran: its code may still be referenced (atexit, threads). */
+/* Finding, opening and checking plugins. Discovery opens every plugin in the
+ * search path once (reading its descriptor runs none of its code beyond the
+ * entry point), so the core knows each plugin's options and load rule
+ * without knowing any plugin's name. A plugin is never unloaded once its
+ * init ran: its code may still be referenced (atexit, threads). */
 #ifndef ASB_CORE_LOADER_H
 #define ASB_CORE_LOADER_H
 
@@ -15,10 +18,26 @@
 #endif
 
 struct launch;
+struct loaded_plugin;
 
 struct asb_ctx {
 	struct loaded_plugin *plugin;
 	struct launch *launch;
+};
+
+/* One plugin file found in the search path. */
+struct found_plugin {
+	char *name;
+	char *path;
+	void *handle; /* NULL when it failed to load (error says why) */
+	const struct asb_plugin *desc;
+	char *error;
+	bool taken; /* handed to a loaded_plugin */
+};
+
+struct catalog {
+	struct found_plugin *v;
+	size_t n;
 };
 
 struct loaded_plugin {
@@ -27,24 +46,34 @@ struct loaded_plugin {
 	void *handle;
 	const struct asb_plugin *desc;
 	struct asb_ctx ctx;
+	void *data;  /* from init */
 	void *group; /* config_setting_t of plugins.<name>, or NULL */
 	bool initialized;
 	bool configured;
+	char *private_dir; /* from prepare on */
 };
 
 /* Check a descriptor read from `path`; on mismatch set one clear error line
- * naming the file, its ABI and the supported range. */
+ * naming the file, its ABI and the supported one. */
 int loader_check_descriptor(const struct asb_plugin *d, const char *path, const char *name);
-
-/* Search `dirs` (in order), then the compiled-in plugin directory, for
- * NAME.so; dlopen it and check it. */
-int loader_open(const char *name, const struct strv *dirs, struct loaded_plugin *out);
-
-/* Same for an explicit file (used by `agentsandbox plugins`). */
-int loader_open_path(const char *path, const char *name, struct loaded_plugin *out);
 
 /* Plugin directories to search, in order (dirs then the built-in one). */
 int loader_search_path(const struct strv *dirs, struct strv *out);
+
+/* Open every NAME.so in the search path; the first one of each name wins.
+ * Plugins that fail to load stay in the catalog with their error. */
+int loader_discover(const struct strv *dirs, struct catalog *out);
+const struct found_plugin *catalog_find(const struct catalog *c, const char *name);
+/* Release what no loaded_plugin took (dlclose: none of it ran). */
+void catalog_free(struct catalog *c);
+
+/* Take `name` from the catalog into `out` (-ENOENT naming the search path,
+ * or the plugin's own load error). */
+int loader_take(struct catalog *c, const char *name, const struct strv *dirs,
+                struct loaded_plugin *out);
+
+/* The options a descriptor declares (NULL-terminated by key). */
+const struct asb_option *loader_option_at(const struct asb_plugin *d, size_t i);
 
 void loader_release(struct loaded_plugin *lp);
 

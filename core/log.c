@@ -7,7 +7,7 @@
 #include <time.h>
 
 static log_sink_fn user_sink;
-static int log_fd = -1;
+static int log_fd_current = -1;
 static struct strv pending; /* lines written before the file exists */
 static char *last_error;
 
@@ -20,9 +20,9 @@ void log_set_sink(log_sink_fn sink)
 
 int log_attach_file(int fd)
 {
-	if (log_fd == fd)
+	if (log_fd_current == fd)
 		return 0;
-	log_fd = fd;
+	log_fd_current = fd;
 	/* What was said before the file existed, in one write. */
 	size_t len = 0;
 	for (size_t i = 0; i < pending.n; i++)
@@ -42,13 +42,40 @@ int log_attach_file(int fd)
 
 void log_detach(void)
 {
-	log_fd = -1;
+	log_fd_current = -1;
 	strv_clear(&pending);
+}
+
+int log_fd(void)
+{
+	return log_fd_current;
+}
+
+char *log_escape(const char *s)
+{
+	size_t n = 0;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+		n += (*c < 0x20 || *c == 0x7f) ? 4 : 1;
+	char *out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	char *w = out;
+	for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
+		if (*c < 0x20 || *c == 0x7f) {
+			snprintf(w, 5, "\\x%02x", *c);
+			w += 4;
+		} else {
+			*w++ = (char)*c;
+		}
+	}
+	*w = '\0';
+	return out;
 }
 
 void log_vmsg(int level, const char *fmt, va_list ap)
 {
-	_cleanup_free_ char *msg = str_vprintf(fmt, ap);
+	_cleanup_free_ char *raw = str_vprintf(fmt, ap);
+	_cleanup_free_ char *msg = raw ? log_escape(raw) : NULL;
 	if (!msg)
 		return;
 	if (level >= LOG_WARN && user_sink)
@@ -67,8 +94,8 @@ void log_vmsg(int level, const char *fmt, va_list ap)
 	                        msg);
 	if (!line)
 		return;
-	if (log_fd >= 0) {
-		(void)write_all(log_fd, line, strlen(line));
+	if (log_fd_current >= 0) {
+		(void)write_all(log_fd_current, line, strlen(line));
 		free(line);
 	} else {
 		(void)strv_push_take(&pending, line);
@@ -95,6 +122,23 @@ void err_set(const char *fmt, ...)
 		free(msg);
 		return;
 	}
+	last_error = msg;
+}
+
+void err_prefix(const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	char *ctx = str_vprintf(fmt, ap);
+	va_end(ap);
+	if (!ctx)
+		return;
+	char *msg = last_error ? str_printf("%s: %s", ctx, last_error) : ctx;
+	if (last_error)
+		free(ctx);
+	if (!msg)
+		return;
+	free(last_error);
 	last_error = msg;
 }
 

@@ -3,7 +3,6 @@
  * this file turns its results into messages and an exit status. */
 #include "cli.h"
 #include "config.h"
-#include "hardening.h"
 #include "launch.h"
 #include "layout.h"
 #include "log.h"
@@ -29,7 +28,8 @@ static void stderr_sink(int level, const char *msg)
 static int fail(int r)
 {
 	const char *e = err_get();
-	fprintf(stderr, "agentsandbox: %s\n", e ? e : strerror(r < 0 ? -r : r));
+	_cleanup_free_ char *clean = log_escape(e ? e : strerror(r < 0 ? -r : r));
+	fprintf(stderr, "agentsandbox: %s\n", clean ? clean : "error");
 	return EXIT_SETUP;
 }
 
@@ -60,7 +60,7 @@ static int identify(struct policy *p)
 	return p->home && p->user && p->launch_dir ? 0 : -ENOMEM;
 }
 
-static int resolve_policy(struct policy *p, const struct cli *c)
+static int resolve_policy(struct policy *p, const struct cli *c, const struct catalog *plugins)
 {
 	int r = identify(p);
 	if (r < 0)
@@ -81,7 +81,7 @@ static int resolve_policy(struct policy *p, const struct cli *c)
 		if ((r = config_load(p, cfg, expand_lookup_environ, NULL)) < 0)
 			return r;
 	}
-	if ((r = cli_apply(c, p, expand_lookup_environ, NULL)) < 0)
+	if ((r = cli_apply(c, plugins, p, expand_lookup_environ, NULL)) < 0)
 		return r;
 
 	/* Without a command in the config, the first agent argument is it. */
@@ -145,50 +145,78 @@ static int print_check(const struct launch *l)
 		*t1 = *t2 = '\0';
 		printf("%s: %s: %s\n", line, t1 + 1, t2 + 1);
 	}
-	printf("network: %s%s\n", network_mode_name(l->net.mode),
-	       l->net.mode == NET_FILTERED ? " (filtering proxy on the sandbox's 127.0.0.1:3128)"
-	       : l->net.mode == NET_OPEN   ? " (slirp4netns, host loopback closed)"
-	                                   : " (loopback only)");
+	int bad = 0;
+	if (l->probe_error[0]) {
+		printf("backend %s: CANNOT RUN HERE: %s\n", l->backend->name, l->probe_error);
+		bad = 1;
+	} else {
+		printf("backend %s: usable (platform %s)\n", l->backend->name, platform_name());
+	}
+	const struct network *n = &l->net;
+	if (n->mode == NET_FILTERED)
+		printf("network: filtered (filtering proxy on the %s127.0.0.1:%u)\n",
+		       n->in_namespace ? "sandbox's " : "host's ", (unsigned)n->proxy_port);
+	else if (n->mode == NET_OPEN)
+		printf("network: open (%s)\n", n->in_namespace
+		                                   ? "slirp4netns, host loopback closed"
+		                                   : "the backend's rules, host ports closed");
+	else
+		printf("network: off (loopback only)\n");
 	printf("workspace: %s%s\n", p->workspace.value,
 	       layout_workspace_exposes_home(p) ? " (contains $HOME: needs --allow-home)" : "");
-	return hardening_check(stdout, l);
+	if (protections_print_check(stdout, l) < 0)
+		bad = 1;
+	return bad ? -EPERM : 0;
 }
 
-static int run_describe(struct launch *l)
+/* --plugin-dir, then $AGENTSANDBOX_PLUGIN_PATH (cli_apply keeps the same
+ * order for the policy). */
+static int discover(int argc, char **argv, struct catalog *plugins)
 {
-	const struct asb_host *host = host_table();
-	for (size_t i = 0; i < l->n_plugins; i++) {
-		struct loaded_plugin *lp = &l->plugins[i];
-		const struct asb_hooks *h = lp->desc->hooks;
-		if (ASB_HAS(h, struct asb_hooks, describe)) {
-			int r = h->describe(host, &lp->ctx);
-			if (r < 0) {
-				err_set("plugin %s: describe failed: %s", lp->name, strerror(-r));
-				return r;
-			}
-		}
-	}
-	return 0;
+	struct strv dirs = {0};
+	int r = cli_plugin_dirs(argc, argv, &dirs);
+	const char *env = getenv("AGENTSANDBOX_PLUGIN_PATH");
+	_cleanup_free_ char *copy = env ? strdup(env) : NULL;
+	char *save = NULL;
+	for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; r >= 0 && tok;
+	     tok = strtok_r(NULL, ":", &save))
+		r = strv_push(&dirs, tok);
+	if (r >= 0)
+		r = loader_discover(&dirs, plugins);
+	strv_clear(&dirs);
+	return r;
 }
 
 int main(int argc, char **argv)
 {
+	/* Nothing this process inherited beyond 0-2 reaches the sandbox or a
+	 * helper: a terminal's, an IDE's or a wrapper script's open files. */
+	(void)fds_cloexec_from(3);
 	log_set_sink(stderr_sink);
+	struct catalog plugins = {0};
 	struct cli c;
-	int r = cli_parse(argc, argv, &c);
+	int r = discover(argc, argv, &plugins);
+	if (r < 0) {
+		catalog_free(&plugins);
+		return fail(r);
+	}
+	r = cli_parse(argc, argv, &plugins, &c);
 	if (r < 0) {
 		cli_free(&c);
+		catalog_free(&plugins);
 		return fail(r);
 	}
 	if (c.mode == MODE_HELP) {
-		cli_usage(stdout);
+		cli_usage(stdout, &plugins);
 		cli_free(&c);
+		catalog_free(&plugins);
 		return 0;
 	}
 	if (c.mode == MODE_VERSION) {
 		printf("agentsandbox %s (plugin ABI %u.%u)\n", ASB_VERSION, ASB_ABI_MAJOR,
 		       ASB_ABI_MINOR);
 		cli_free(&c);
+		catalog_free(&plugins);
 		return 0;
 	}
 
@@ -197,21 +225,21 @@ int main(int argc, char **argv)
 	int code = EXIT_SETUP;
 	if (c.mode == MODE_SESSIONS || c.mode == MODE_PLUGINS || c.mode == MODE_ALLOWLIST) {
 		if ((r = identify(&p)) < 0 ||
-		    (r = cli_apply(&c, &p, expand_lookup_environ, NULL)) < 0)
+		    (r = cli_apply(&c, &plugins, &p, expand_lookup_environ, NULL)) < 0)
 			code = fail(r);
 		else if (c.mode == MODE_ALLOWLIST)
 			code = subcommand_allowlist(&p, p.agent_args.n ? p.agent_args.v[0] : NULL,
 			                            stdout);
 		else
-
 			code = c.mode == MODE_SESSIONS ? subcommand_sessions(&p, stdout)
-			                               : subcommand_plugins(&p, stdout);
+			                               : subcommand_plugins(&plugins, stdout);
 		policy_free(&p);
 		cli_free(&c);
+		catalog_free(&plugins);
 		return code;
 	}
 
-	if ((r = resolve_policy(&p, &c)) < 0) {
+	if ((r = resolve_policy(&p, &c, &plugins)) < 0) {
 		code = fail(r);
 		goto out_policy;
 	}
@@ -230,18 +258,18 @@ int main(int argc, char **argv)
 	}
 
 	struct launch l;
-	launch_init(&l, &p, c.shell, dry_run);
+	launch_init(&l, &p, &plugins, c.shell, dry_run);
 	if ((r = launch_load_plugins(&l)) < 0) {
 		code = fail(r);
 		goto out_launch;
 	}
-	if ((r = launch_build(&l)) < 0) {
+	if ((r = launch_plan(&l)) < 0) {
 		launch_post_exit(&l, r);
 		code = fail(r);
 		goto out_launch;
 	}
 	if (dry_run) {
-		if ((r = run_describe(&l)) < 0) {
+		if ((r = launch_describe(&l)) < 0) {
 			code = fail(r);
 		} else {
 			code = 0;
@@ -253,14 +281,15 @@ int main(int argc, char **argv)
 		launch_post_exit(&l, 0);
 		goto out_launch;
 	}
-	(void)run_describe(&l);
+	(void)launch_describe(&l);
 	code = launch_run(&l);
 	if (code == EXIT_SETUP && err_get())
-		fprintf(stderr, "agentsandbox: %s\n", err_get());
+		(void)fail(-EIO);
 out_launch:
 	launch_free(&l);
 out_policy:
 	policy_free(&p);
 	cli_free(&c);
+	catalog_free(&plugins);
 	return code;
 }

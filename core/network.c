@@ -9,6 +9,9 @@
 
 #include <agentsandbox/plugin.h>
 
+#include "exec.h"
+#include "spawn.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,24 +21,12 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
-#include <time.h>
-
-#ifndef ASB_LIBEXECDIR
-#define ASB_LIBEXECDIR "/usr/local/libexec/agentsandbox"
-#endif
 
 #define READY_TIMEOUT_MS 10000
 #define SYSTEM_BUNDLE    "/etc/ssl/certs/ca-certificates.crt"
-
-/* slirp4netns's fixed layout (--configure): the sandbox's side of it. */
-#define SLIRP_ADDR    "10.0.2.100/24"
-#define SLIRP_GATEWAY "10.0.2.2"
-#define SLIRP_DNS     "10.0.2.3"
 
 const char *network_mode_name(int mode)
 {
@@ -51,11 +42,8 @@ const char *network_mode_name(int mode)
 
 void network_init(struct network *n)
 {
-	*n = (struct network){.ca_fd = -1, .engine_exit_fd = -1};
+	*n = (struct network){.ca_fd = -1, .host_listen_fd = -1};
 	n->proxy = CHILD_NONE;
-	n->engine = CHILD_NONE;
-	n->helper.sock = -1;
-	n->helper.proc = CHILD_NONE;
 	for (size_t i = 0; i < NET_MAX_PORTS; i++)
 		n->published[i].fd = -1;
 }
@@ -134,8 +122,8 @@ int network_configure(struct network *n, const struct policy *p)
 	if (n->all_host_ports && n->mode != NET_OPEN) {
 		err_set("%s: network.host_ports = \"all\" needs the open network mode (reached at "
 		        "%s:PORT); list the ports in the %s mode",
-		        p->config_file ? p->config_file : "(config)", SLIRP_GATEWAY,
-		        network_mode_name(n->mode));
+		        p->config_file ? p->config_file : "(config)",
+		        platform_engine_layout()->gateway, network_mode_name(n->mode));
 		return -EINVAL;
 	}
 	for (size_t i = 0; i < n->n_host_ports; i++)
@@ -148,39 +136,69 @@ int network_configure(struct network *n, const struct policy *p)
 	return 0;
 }
 
-static int add_ca_bundle(struct network *n, struct plan *plan, const char *state_root)
+static int ports_into_plan(const struct network *n, struct plan *plan)
+{
+	plan->net_mode = (uint32_t)n->mode;
+	plan->net_flags = n->all_host_ports ? ASB_NET_F_ALL_HOST_PORTS : 0;
+	plan->proxy_port = n->mode == NET_FILTERED ? n->proxy_port : 0;
+	if (n->n_host_ports) {
+		if (!(plan->host_ports = calloc(n->n_host_ports, sizeof(uint16_t))))
+			return -ENOMEM;
+		memcpy(plan->host_ports, n->host_ports, n->n_host_ports * sizeof(uint16_t));
+		plan->n_host_ports = n->n_host_ports;
+	}
+	if (n->n_published) {
+		if (!(plan->published_ports = calloc(n->n_published, sizeof(uint16_t))))
+			return -ENOMEM;
+		for (size_t i = 0; i < n->n_published; i++)
+			plan->published_ports[i] = n->published[i].port;
+		plan->n_published_ports = n->n_published;
+	}
+	return 0;
+}
+
+/* The bundle the sandbox trusts (the system roots plus the session CA):
+ * written once the proxy made its CA, but exposed now (a backend sets up
+ * its view before the core wires the network), so the file exists already:
+ * it is made beside the session directories, linked into the session's once
+ * that exists, and its first name goes at exit. */
+static int add_ca_bundle(struct network *n, struct plan *plan, const char *state_root,
+                         uint64_t caps)
 {
 	int r;
+	bool remap = caps & ASB_CAP_REMAP;
+	const char *inside = remap ? NET_CA_BUNDLE : NULL;
 	if (!state_root) {
 		/* --show-config: show where it would be. */
-		r = plan_add_mount(plan, ASB_MOUNT_RO_BIND, 0, 0, -1, "<session>/ca-bundle.pem",
-		                   NET_CA_BUNDLE, "network");
+		if ((r = plan_path_unopened(plan, ASB_ENTRY_READ, "<session>/ca-bundle.pem",
+		                            remap ? NET_CA_BUNDLE : NULL, 0, "network")) < 0)
+			return r;
+		inside = remap ? NET_CA_BUNDLE : "<session>/ca-bundle.pem";
 	} else {
-		/* Written once the proxy made its CA; bound now (mounts happen before
-		 * the sandbox waits for us), so the file must exist already: it is
-		 * made beside the session directories, linked into the session's
-		 * once that exists, and its first name goes at exit. */
 		if ((r = mkdir_p(state_root, 0700)) < 0)
 			return r;
 		_cleanup_free_ char *tmpl =
 		    str_printf("%s/.new-%d-ca-XXXXXX", state_root, (int)getpid());
 		if (!tmpl)
 			return -ENOMEM;
-		int fd = mkostemp(tmpl, O_CLOEXEC);
+		int fd = mkstemp(tmpl);
 		if (fd < 0)
 			return -errno;
+		(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 		fchmod(fd, 0644);
 		n->ca_fd = fd;
 		n->ca_tmp_path = TAKE_PTR(tmpl);
-		r = plan_add_mount(plan, ASB_MOUNT_RO_BIND, 0, 0, fd, n->ca_tmp_path, NET_CA_BUNDLE,
-		                   "network");
+		if ((r = plan_path(plan, ASB_ENTRY_READ, n->ca_tmp_path, inside, 0, "network")) < 0)
+			return r;
+		/* Programs that ignore the variables read the system bundle. */
 		struct stat st;
-		if (r >= 0 && stat(SYSTEM_BUNDLE, &st) == 0)
-			r = plan_add_mount(plan, ASB_MOUNT_RO_BIND, 0, 0, fd, n->ca_tmp_path,
-			                   SYSTEM_BUNDLE, "network");
+		if (remap && stat(SYSTEM_BUNDLE, &st) == 0 &&
+		    (r = plan_path(plan, ASB_ENTRY_READ, n->ca_tmp_path, SYSTEM_BUNDLE, 0,
+		                   "network")) < 0)
+			return r;
+		if (!inside)
+			inside = n->ca_tmp_path;
 	}
-	if (r < 0)
-		return r;
 	static const char *const ca_vars[] = {"SSL_CERT_FILE",
 	                                      "NIX_SSL_CERT_FILE",
 	                                      "REQUESTS_CA_BUNDLE",
@@ -189,29 +207,65 @@ static int add_ca_bundle(struct network *n, struct plan *plan, const char *state
 	                                      "NODE_EXTRA_CA_CERTS",
 	                                      NULL};
 	for (const char *const *v = ca_vars; *v; v++)
-		if ((r = plan_setenv(plan, *v, NET_CA_BUNDLE)) < 0)
+		if ((r = plan_setenv(plan, *v, inside)) < 0)
 			return r;
 	return 0;
 }
 
-int network_plan(struct network *n, struct plan *plan, const char *state_root)
+/* A backend that shares the host's loopback gets the proxy on a port of it,
+ * bound now so that the port is known to the plan. */
+static int bind_host_listener(struct network *n)
+{
+	int fd = socket_cloexec(AF_INET, SOCK_STREAM, true);
+	if (fd < 0)
+		return fd;
+	struct sockaddr_in sa = {.sin_family = AF_INET};
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	socklen_t len = sizeof(sa);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 || listen(fd, 128) < 0 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) < 0) {
+		int r = -errno;
+		close(fd);
+		return r;
+	}
+	n->host_listen_fd = fd;
+	n->proxy_port = ntohs(sa.sin_port);
+	return 0;
+}
+
+int network_plan(struct network *n, struct plan *plan, const char *state_root, uint64_t caps)
 {
 	int r;
-	static const char no_resolver[] = "# agentsandbox: no resolver in this network mode\n";
-	static const char slirp_resolver[] = "nameserver " SLIRP_DNS "\n";
-	switch (n->mode) {
-	case NET_OFF:
-		return plan_add_data(plan, "/etc/resolv.conf", no_resolver, sizeof(no_resolver) - 1,
-		                     0444, "network");
-	case NET_OPEN:
-		return plan_add_data(plan, "/etc/resolv.conf", slirp_resolver,
-		                     sizeof(slirp_resolver) - 1, 0444, "network");
+	n->in_namespace = caps & ASB_CAP_NETNS;
+	n->proxy_port = NET_PROXY_PORT;
+	if (n->mode == NET_FILTERED && !n->in_namespace) {
+		if (state_root && (r = bind_host_listener(n)) < 0) {
+			err_set("cannot listen for the filtering proxy on 127.0.0.1: %s",
+			        strerror(-r));
+			return r;
+		}
 	}
-	if ((r = plan_add_data(plan, "/etc/resolv.conf", no_resolver, sizeof(no_resolver) - 1, 0444,
-	                       "network")) < 0)
+	if ((r = ports_into_plan(n, plan)) < 0)
 		return r;
+	/* Without a route there is no resolver either; the open mode's engine
+	 * has its own. Only where the backend places files. */
+	if (caps & ASB_CAP_FILES) {
+		static const char no_resolver[] =
+		    "# agentsandbox: no resolver in this network mode\n";
+		_cleanup_free_ char *engine_resolver =
+		    str_printf("nameserver %s\n", platform_engine_layout()->resolver);
+		if (!engine_resolver)
+			return -ENOMEM;
+		bool open = n->mode == NET_OPEN && n->in_namespace;
+		const char *text = open ? engine_resolver : no_resolver;
+		if ((r = plan_file(plan, "/etc/resolv.conf", text, strlen(text), 0444, "network")) <
+		    0)
+			return r;
+	}
+	if (n->mode != NET_FILTERED)
+		return 0;
 	char url[64];
-	snprintf(url, sizeof(url), "http://127.0.0.1:%d", NET_PROXY_PORT);
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", (unsigned)n->proxy_port);
 	static const char *const proxy_vars[] = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
 	                                         "http_proxy", "https_proxy", "all_proxy",
 	                                         NULL};
@@ -221,27 +275,17 @@ int network_plan(struct network *n, struct plan *plan, const char *state_root)
 	if ((r = plan_setenv(plan, "NO_PROXY", "localhost,127.0.0.1,::1")) < 0 ||
 	    (r = plan_setenv(plan, "no_proxy", "localhost,127.0.0.1,::1")) < 0)
 		return r;
-	/* Second layer (Landlock ABI >= 4): TCP connect inside only to the
-	 * proxy and the ports the config names. */
-	if ((r = plan_filter_tcp_connect(plan, NET_PROXY_PORT)) < 0)
-		return r;
-	for (size_t i = 0; i < n->n_host_ports; i++)
-		if ((r = plan_filter_tcp_connect(plan, n->host_ports[i])) < 0)
-			return r;
-	for (size_t i = 0; i < n->n_published; i++)
-		if ((r = plan_filter_tcp_connect(plan, n->published[i].port)) < 0)
-			return r;
-
-	return add_ca_bundle(n, plan, state_root);
+	plan->proxy_port = n->proxy_port;
+	return add_ca_bundle(n, plan, state_root, caps);
 }
 
 int network_bind_published(struct network *n)
 {
 	for (size_t i = 0; i < n->n_published; i++) {
 		struct published *pub = &n->published[i];
-		int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+		int fd = socket_cloexec(AF_INET, SOCK_STREAM, true);
 		if (fd < 0)
-			return -errno;
+			return fd;
 		int one = 1;
 		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
 		struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(pub->port)};
@@ -261,35 +305,7 @@ int network_bind_published(struct network *n)
 
 bool network_needs_wiring(const struct network *n)
 {
-	return n->mode != NET_OFF || n->n_host_ports > 0 || n->n_published > 0;
-}
-
-int network_find_libexec(const char *name, char **out)
-{
-	/* Next to the launcher in a build tree (build/proxy/NAME or build/NAME),
-	 * then the installed libexec directory. */
-	char self[PATH_MAX];
-	ssize_t len = readlink("/proc/self/exe", self, sizeof(self) - 1);
-	if (len > 0) {
-		self[len] = '\0';
-		char *slash = strrchr(self, '/');
-		if (slash)
-			*slash = '\0';
-		const char *const subdirs[] = {"proxy", "init", "."};
-		for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
-			_cleanup_free_ char *cand = str_printf("%s/%s/%s", self, subdirs[i], name);
-			if (cand && access(cand, X_OK) == 0) {
-				*out = TAKE_PTR(cand);
-				return 0;
-			}
-		}
-	}
-	_cleanup_free_ char *inst = str_printf("%s/%s", ASB_LIBEXECDIR, name);
-	if (inst && access(inst, X_OK) == 0) {
-		*out = TAKE_PTR(inst);
-		return 0;
-	}
-	return -ENOENT;
+	return n->in_namespace && (n->mode != NET_OFF || n->n_host_ports > 0 || n->n_published > 0);
 }
 
 /* Wait for one byte on `fd` (a program's ready notification). */
@@ -312,36 +328,6 @@ static int wait_ready(int fd, pid_t pid, const char *what)
 	return -ETIMEDOUT;
 }
 
-/* fork/exec with `keep` fds inherited; the child dies with the launcher.
- * With log_fd >= 0 its stdout and stderr go there. */
-static int spawn_helper(char **argv, const int *keep, size_t n_keep, int log_fd, struct child *out)
-{
-	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
-	if (pid == 0) {
-		prctl(PR_SET_PDEATHSIG, SIGKILL);
-		sigset_t all;
-		sigfillset(&all);
-		sigprocmask(SIG_UNBLOCK, &all, NULL);
-		for (size_t i = 0; i < n_keep; i++) {
-			int flags = fcntl(keep[i], F_GETFD);
-			if (flags >= 0)
-				fcntl(keep[i], F_SETFD, flags & ~FD_CLOEXEC);
-		}
-		if (log_fd >= 0) {
-			dup2(log_fd, STDOUT_FILENO);
-			dup2(log_fd, STDERR_FILENO);
-		}
-		/* Its own process group: a ^C at the terminal is the agent's. */
-		setpgid(0, 0);
-		execv(argv[0], argv);
-		_exit(127);
-	}
-	child_track(out, pid);
-	return 0;
-}
-
 static void on_proxy_exit(struct ev_loop *loop, ev_child *w, int revents)
 {
 	(void)loop;
@@ -358,10 +344,12 @@ static void on_proxy_exit(struct ev_loop *loop, ev_child *w, int revents)
 	        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 }
 
-static int start_proxy(struct network *n, const struct policy *p, const char *session_dir)
+/* The proxy on `lfd` (closed here); then the CA bundle the sandbox trusts. */
+static int start_proxy(struct network *n, const struct policy *p, const char *session_dir, int lfd)
 {
+	_cleanup_close_ int listen_fd = lfd;
 	_cleanup_free_ char *proxy = NULL;
-	int r = network_find_libexec("agentsandbox-proxy", &proxy);
+	int r = exec_find_helper("agentsandbox-proxy", &proxy);
 	if (r < 0) {
 		err_set("agentsandbox-proxy was not found (next to agentsandbox or in %s)",
 		        ASB_LIBEXECDIR);
@@ -371,41 +359,47 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 		err_set("the filtered network needs its rules from a config file");
 		return -EINVAL;
 	}
-	_cleanup_close_ int lfd = netns_listen(&n->helper, NET_PROXY_PORT);
-	if (lfd < 0) {
-		err_set("cannot listen on 127.0.0.1:%d inside the sandbox: %s", NET_PROXY_PORT,
-		        strerror(-lfd));
-		return lfd;
-	}
 	int ready[2];
-	if (pipe2(ready, O_CLOEXEC) < 0)
-		return -errno;
+	if ((r = pipe_cloexec(ready)) < 0)
+		return r;
 	char lfd_s[16], ready_s[16];
-	snprintf(lfd_s, sizeof(lfd_s), "%d", lfd);
+	snprintf(lfd_s, sizeof(lfd_s), "%d", listen_fd);
 	snprintf(ready_s, sizeof(ready_s), "%d", ready[1]);
 	_cleanup_free_ char *ca = str_printf("%s/ca.pem", session_dir);
 	_cleanup_free_ char *logf = str_printf("%s/proxy.log", session_dir);
-	char *argv[] = {proxy, "--config", p->config_file, "--listen-fd", lfd_s,   "--ca-out",
-	                ca,    "--log",    logf,           "--ready-fd",  ready_s, NULL};
-	int keep[] = {lfd, ready[1]};
-	r = spawn_helper(argv, keep, ARRAY_SIZE(keep), -1, &n->proxy);
+	if (!ca || !logf) {
+		close(ready[0]);
+		close(ready[1]);
+		return -ENOMEM;
+	}
+	const char *argv[] = {proxy, "--config", p->config_file, "--listen-fd", lfd_s,   "--ca-out",
+	                      ca,    "--log",    logf,           "--ready-fd",  ready_s, NULL};
+	int keep[] = {listen_fd, ready[1]};
+	struct spawn_opts o = {.keep_fds = keep,
+	                       .n_keep_fds = ARRAY_SIZE(keep),
+	                       .quiet_stdin = true,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .own_group = true};
+	pid_t pid;
+	r = spawn_exec(argv, NULL, &o, &pid);
 	close(ready[1]);
 	if (r < 0) {
 		close(ready[0]);
 		return r;
 	}
-	r = wait_ready(ready[0], n->proxy.pid, "the filtering proxy");
+	child_track(&n->proxy, pid);
+	r = wait_ready(ready[0], pid, "the filtering proxy");
 	close(ready[0]);
 	if (r < 0)
 		return r;
 	ev_child_init(&n->proxy_watch, on_proxy_exit, n->proxy.pid, 0);
 	n->proxy_watch.data = n;
 	ev_child_start(EV_DEFAULT, &n->proxy_watch);
-	log_msg(LOG_INFO, "filtering proxy %s (pid %d) listens on the sandbox's 127.0.0.1:%d",
-	        proxy, (int)n->proxy.pid, NET_PROXY_PORT);
+	log_msg(LOG_INFO, "filtering proxy %s (pid %d) listens on %s127.0.0.1:%u", proxy,
+	        (int)n->proxy.pid, n->in_namespace ? "the sandbox's " : "the host's ",
+	        (unsigned)n->proxy_port);
 
-	/* The bundle the sandbox trusts: the system roots plus the session CA
-	 * (whose key never left the proxy). */
 	_cleanup_free_ char *sys = NULL, *sess = NULL;
 	size_t sys_len = 0, sess_len = 0;
 	(void)read_file(SYSTEM_BUNDLE, &sys, &sys_len);
@@ -418,114 +412,20 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 	if ((sys && (r = write_all(n->ca_fd, sys, sys_len)) < 0) ||
 	    (r = write_all(n->ca_fd, sess, sess_len)) < 0)
 		return r;
-	/* Recorded in the session; the first name goes at exit (bubblewrap may
-	 * still be resolving it while it sets up the mounts). */
+	/* Recorded in the session; the first name goes at exit (a backend may
+	 * still be resolving it while it sets up). */
 	_cleanup_free_ char *dest = str_printf("%s/ca-bundle.pem", session_dir);
-	if (dest && n->ca_tmp_path)
-		if (link(n->ca_tmp_path, dest) < 0)
-			log_msg(LOG_INFO, "could not record the CA bundle: %s", strerror(errno));
+	if (dest && n->ca_tmp_path && link(n->ca_tmp_path, dest) < 0)
+		log_msg(LOG_INFO, "could not record the CA bundle: %s", strerror(errno));
 	return 0;
-}
-
-static int start_engine(struct network *n, pid_t pid, const char *session_dir)
-{
-	_cleanup_free_ char *slirp = NULL;
-	static const char *const dirs[] = {"/usr/bin", "/bin", "/usr/local/bin", NULL};
-	for (const char *const *d = dirs; *d && !slirp; d++) {
-		_cleanup_free_ char *cand = str_printf("%s/slirp4netns", *d);
-		if (cand && access(cand, X_OK) == 0)
-			slirp = TAKE_PTR(cand);
-	}
-	if (!slirp) {
-		err_set("the open network mode needs slirp4netns (apt-get install slirp4netns); or "
-		        "set network.allowed_domains, or --no-network");
-		return -ENOENT;
-	}
-	if (access("/dev/net/tun", R_OK | W_OK) < 0) {
-		struct stat st;
-		int mode = stat("/dev/net/tun", &st) == 0 ? (int)(st.st_mode & 0777) : -1;
-		err_set(
-		    "the open network mode needs /dev/net/tun (for slirp4netns), which you cannot "
-		    "open (%s%o); it is normally 0666. Fix its mode, or set "
-		    "network.allowed_domains (filtered) or --no-network",
-		    mode < 0 ? "missing, mode " : "mode 0", mode < 0 ? 0 : mode);
-		return -EACCES;
-	}
-	int ready[2], exitp[2];
-	if (pipe2(ready, O_CLOEXEC) < 0)
-		return -errno;
-	if (pipe2(exitp, O_CLOEXEC) < 0) {
-
-		close(ready[0]);
-		close(ready[1]);
-		return -errno;
-	}
-	char ready_s[32], exit_s[32], userns[64], netns[64];
-	snprintf(ready_s, sizeof(ready_s), "--ready-fd=%d", ready[1]);
-	snprintf(exit_s, sizeof(exit_s), "--exit-fd=%d", exitp[0]);
-	/* Through the helper, which sits in the sandbox's namespaces and stays
-	 * put, unlike bubblewrap's pid 1 while it sets up. */
-	(void)pid;
-	snprintf(userns, sizeof(userns), "--userns-path=/proc/%d/ns/user", (int)n->helper.proc.pid);
-	snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int)n->helper.proc.pid);
-	/* The host's loopback stays closed (unless host_ports = "all"), and
-	 * slirp4netns confines itself too. */
-	char *argv[16];
-	size_t a = 0;
-	argv[a++] = slirp;
-	argv[a++] = (char *)"--configure";
-	argv[a++] = (char *)"--mtu=65520";
-	if (!n->all_host_ports)
-		argv[a++] = (char *)"--disable-host-loopback";
-	/* Its own mount-namespace sandbox needs root (it switches to gid 0);
-	 * its seccomp filter works for everyone. */
-	if (geteuid() == 0)
-		argv[a++] = (char *)"--enable-sandbox";
-	argv[a++] = (char *)"--enable-seccomp";
-
-	argv[a++] = ready_s;
-	argv[a++] = exit_s;
-	argv[a++] = userns;
-	argv[a++] = (char *)"--netns-type=path";
-	argv[a++] = netns;
-	argv[a++] = (char *)"tap0";
-	argv[a] = NULL;
-	int keep[] = {ready[1], exitp[0]};
-	_cleanup_free_ char *log_path = str_printf("%s/slirp4netns.log", session_dir);
-	_cleanup_close_ int log_fd =
-	    log_path ? open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600) : -1;
-	int r = spawn_helper(argv, keep, ARRAY_SIZE(keep), log_fd, &n->engine);
-	close(ready[1]);
-	close(exitp[0]);
-	if (r < 0) {
-		close(ready[0]);
-		close(exitp[1]);
-		return r;
-	}
-	n->engine_exit_fd = exitp[1];
-	r = wait_ready(ready[0], n->engine.pid, "slirp4netns");
-	close(ready[0]);
-	size_t len = 0;
-	for (char **arg = argv; *arg; arg++)
-		len += strlen(*arg) + 1;
-	n->engine_args = calloc(1, len + 1);
-	for (char **arg = argv; n->engine_args && *arg; arg++) {
-		if (arg != argv)
-			strcat(n->engine_args, " ");
-		strcat(n->engine_args, *arg);
-	}
-	if (r >= 0)
-		log_msg(LOG_INFO, "slirp4netns (pid %d): %s", (int)n->engine.pid,
-		        n->engine_args ? n->engine_args : "");
-	return r;
 }
 
 static int dial_host_port(void *userdata)
 {
 	uint16_t port = (uint16_t)(uintptr_t)userdata;
-	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	int fd = socket_cloexec(AF_INET, SOCK_STREAM, true);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons(port)};
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0 && errno != EINPROGRESS) {
@@ -545,7 +445,7 @@ static struct inside_dial inside_dials[NET_MAX_PORTS];
 static int dial_inside(void *userdata)
 {
 	struct inside_dial *d = userdata;
-	return netns_connect(&d->n->helper, d->port);
+	return platform_netns_connect(d->n->link, d->port);
 }
 
 static void json_str(FILE *f, const char *s)
@@ -555,7 +455,7 @@ static void json_str(FILE *f, const char *s)
 		return;
 	}
 	fputc('"', f);
-	for (; s && *s; s++) {
+	for (; *s; s++) {
 		if (*s == '"' || *s == '\\')
 			fprintf(f, "\\%c", *s);
 		else if ((unsigned char)*s < 0x20)
@@ -570,27 +470,34 @@ static void write_record(struct network *n, const char *session_dir)
 {
 	_cleanup_free_ char *path = str_printf("%s/network.json", session_dir);
 	_cleanup_free_ char *addrs = NULL;
-	(void)netns_describe(&n->helper, &addrs);
-	FILE *f = path ? fopen(path, "we") : NULL;
+	if (n->link)
+		(void)platform_netns_describe(n->link, &addrs);
+	_cleanup_fclose_ FILE *f = path ? fopen(path, "we") : NULL;
 	if (!f)
 		return;
+	const struct engine_layout *lay = platform_engine_layout();
+	bool engine = n->engine != NULL;
 	fprintf(f, "{\n  \"mode\": \"%s\",\n", network_mode_name(n->mode));
+	fprintf(f, "  \"namespace\": \"%s\",\n",
+	        n->in_namespace ? "the sandbox's own" : "shared with the host (backend rules)");
 	fputs("  \"addresses\": [", f);
 	bool first = true;
-	for (char *line = addrs ? strtok(addrs, "\n") : NULL; line; line = strtok(NULL, "\n")) {
+	char *save = NULL;
+	for (char *line = addrs ? strtok_r(addrs, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
 		fputs(first ? "" : ", ", f);
 		json_str(f, line);
 		first = false;
 	}
 	fputs("],\n  \"routes\": [", f);
-	if (n->mode == NET_OPEN)
-		fputs("\"default via " SLIRP_GATEWAY " dev tap0\"", f);
+	if (engine)
+		fprintf(f, "\"default via %s dev tap0\"", lay->gateway);
 	fputs("],\n  \"resolver\": ", f);
-	json_str(f, n->mode == NET_OPEN ? SLIRP_DNS : NULL);
+	json_str(f, engine ? lay->resolver : NULL);
 	fputs(",\n", f);
 	if (n->mode == NET_FILTERED) {
-		fprintf(f, "  \"proxy\": { \"address\": \"127.0.0.1:%d\", \"pid\": %d },\n",
-		        NET_PROXY_PORT, (int)n->proxy.pid);
+		fprintf(f, "  \"proxy\": { \"address\": \"127.0.0.1:%u\", \"pid\": %d },\n",
+		        (unsigned)n->proxy_port, (int)n->proxy.pid);
 		fprintf(f, "  \"rules\": [");
 		for (size_t i = 0; i < n->rules->n_rules; i++) {
 			const struct netrule *r = &n->rules->rules[i];
@@ -615,15 +522,16 @@ static void write_record(struct network *n, const char *session_dir)
 		}
 		fputs(n->rules->n_rules ? "\n  ],\n" : "],\n", f);
 	}
-	if (n->mode == NET_OPEN) {
-		fprintf(f, "  \"engine\": { \"name\": \"slirp4netns\", \"pid\": %d, \"args\": ",
-		        (int)n->engine.pid);
-		json_str(f, n->engine_args);
+	if (engine) {
+		fprintf(f, "  \"engine\": { \"name\": ");
+		json_str(f, platform_engine_name(n->engine));
+		fprintf(f, ", \"pid\": %d, \"args\": ", (int)platform_engine_pid(n->engine));
+		json_str(f, platform_engine_args(n->engine));
 		fputs(" },\n", f);
 	}
 	fputs("  \"host_ports\": ", f);
 	if (n->all_host_ports) {
-		fputs("\"all (via " SLIRP_GATEWAY ")\"", f);
+		fprintf(f, "\"all (via %s)\"", lay->gateway);
 	} else {
 		fputc('[', f);
 		for (size_t i = 0; i < n->n_host_ports; i++)
@@ -636,24 +544,67 @@ static void write_record(struct network *n, const char *session_dir)
 		        i ? ", " : "", n->published[i].bind, n->published[i].port,
 		        n->published[i].port);
 	fputs("]\n}\n", f);
-	fclose(f);
 }
 
-int network_wire(struct network *n, const struct policy *p, const char *session_dir,
-                 pid_t sandbox_pid)
+int network_start_host(struct network *n, const struct policy *p, const char *session_dir)
 {
-	int r = netns_helper_start(&n->helper, sandbox_pid);
+	int r = 0;
+	if (n->mode == NET_FILTERED && n->host_listen_fd >= 0) {
+		int fd = TAKE_FD(n->host_listen_fd);
+		if ((r = start_proxy(n, p, session_dir, fd)) < 0)
+			return r;
+	}
+	write_record(n, session_dir);
+	return 0;
+}
+
+static int engine_error(int r)
+{
+	if (r == -ENOENT)
+		err_set("the open network mode needs slirp4netns (apt-get install slirp4netns); or "
+		        "set network.allowed_domains, or --no-network");
+	else if (r == -EACCES) {
+		struct stat st;
+		int mode = stat("/dev/net/tun", &st) == 0 ? (int)(st.st_mode & 0777) : -1;
+		err_set(
+		    "the open network mode needs /dev/net/tun (for slirp4netns), which you cannot "
+		    "open (%s%o); it is normally 0666. Fix its mode, or set "
+		    "network.allowed_domains (filtered) or --no-network",
+		    mode < 0 ? "missing, mode " : "mode 0", mode < 0 ? 0 : mode);
+	} else if (!err_get())
+		err_set("cannot start the open network mode's engine: %s", strerror(-r));
+	return r;
+}
+
+int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,
+                 int netns_fd)
+{
+	int r = platform_netns_attach(&n->link, pid, netns_fd);
 	if (r < 0) {
 		err_set("cannot enter the sandbox's network namespace: %s", strerror(-r));
 		return r;
 	}
-	if (n->mode == NET_FILTERED && (r = start_proxy(n, p, session_dir)) < 0)
-		return r;
-	if (n->mode == NET_OPEN && (r = start_engine(n, sandbox_pid, session_dir)) < 0)
-		return r;
+	if (n->mode == NET_FILTERED) {
+		int lfd = platform_netns_listen(n->link, NET_PROXY_PORT);
+		if (lfd < 0) {
+			err_set("cannot listen on 127.0.0.1:%d inside the sandbox: %s",
+			        NET_PROXY_PORT, strerror(-lfd));
+			return lfd;
+		}
+		if ((r = start_proxy(n, p, session_dir, lfd)) < 0)
+			return r;
+	}
+	if (n->mode == NET_OPEN) {
+		_cleanup_free_ char *log_path = str_printf("%s/slirp4netns.log", session_dir);
+		struct engine_opts eo = {.all_host_ports = n->all_host_ports, .log_path = log_path};
+		if ((r = platform_engine_start(&n->engine, n->link, &eo)) < 0)
+			return engine_error(r);
+		log_msg(LOG_INFO, "%s (pid %d): %s", platform_engine_name(n->engine),
+		        (int)platform_engine_pid(n->engine), platform_engine_args(n->engine));
+	}
 	for (size_t i = 0; i < n->n_host_ports; i++) {
 		uint16_t port = n->host_ports[i];
-		int lfd = netns_listen(&n->helper, port);
+		int lfd = platform_netns_listen(n->link, port);
 		if (lfd < 0) {
 			err_set("network.host_ports: cannot listen on 127.0.0.1:%d inside: %s",
 			        port, strerror(-lfd));
@@ -697,17 +648,19 @@ void network_stop(struct network *n)
 		ev_child_stop(EV_DEFAULT, &n->proxy_watch);
 		child_stop(&n->proxy, SIGTERM, 1000);
 	}
-	if (n->engine_exit_fd >= 0) {
-		close(n->engine_exit_fd); /* slirp4netns exits on its own */
-		n->engine_exit_fd = -1;
-	}
-	child_stop(&n->engine, SIGTERM, 1000);
-	netns_helper_stop(&n->helper);
+	platform_engine_stop(n->engine);
+	n->engine = NULL;
+	platform_netns_detach(n->link);
+	n->link = NULL;
 	for (size_t i = 0; i < n->n_published; i++)
 		if (n->published[i].fd >= 0) {
 			close(n->published[i].fd);
 			n->published[i].fd = -1;
 		}
+	if (n->host_listen_fd >= 0) {
+		close(n->host_listen_fd);
+		n->host_listen_fd = -1;
+	}
 	if (n->ca_fd >= 0) {
 		close(n->ca_fd);
 		n->ca_fd = -1;
@@ -717,8 +670,6 @@ void network_stop(struct network *n)
 		free(n->ca_tmp_path);
 		n->ca_tmp_path = NULL;
 	}
-	free(n->engine_args);
-	n->engine_args = NULL;
 	if (n->rules) {
 		netrules_free(n->rules);
 		n->rules = NULL;

@@ -1,25 +1,29 @@
 /* SPDX-License-Identifier: MIT */
 /* The sandbox's network, three modes (SPEC "network" group):
  *   off       loopback only (--no-network, enabled = false);
- *   filtered  allowed_domains set: no route out; the filtering proxy listens
- *             on the sandbox's own 127.0.0.1 (a socket made inside its
- *             namespace) and dials out from the host;
- *   open      allowed_domains absent: slirp4netns gives the namespace a
- *             user-mode route out, with the host's loopback cut off.
- * In every mode host_ports and published_ports are bridged by the
- * supervisor's loop. */
+ *   filtered  allowed_domains set: no route out; the filtering proxy is the
+ *             only way out (it dials from the host);
+ *   open      allowed_domains absent: a route out, the host's own services
+ *             closed.
+ * The intent goes into the plan for the backend. How it is carried out
+ * depends on the backend's capabilities: with its own network namespace
+ * (ASB_CAP_NETNS) the core wires it once the sandbox exists — the proxy's
+ * listening socket made inside, the platform's open-mode engine attached,
+ * host_ports and published_ports bridged by the supervisor's loop; a backend
+ * that enforces the intent itself (ASB_CAP_NET_RULES: the host's loopback is
+ * shared) gets the proxy on a host loopback port, started before it runs. */
 #ifndef ASB_CORE_NETWORK_H
 #define ASB_CORE_NETWORK_H
 
-#include "netns.h"
 #include "bridge.h"
 #include "plan.h"
+#include "platform.h"
 #include "policy.h"
 
 #include <ev.h>
 #include <stdint.h>
 
-enum net_mode { NET_OFF, NET_FILTERED, NET_OPEN };
+enum net_mode { NET_OFF = ASB_NET_OFF, NET_FILTERED = ASB_NET_FILTERED, NET_OPEN = ASB_NET_OPEN };
 
 #define NET_PROXY_PORT 3128
 #define NET_CA_BUNDLE  "/run/agentsandbox-ca.pem"
@@ -39,19 +43,19 @@ struct network {
 	size_t n_host_ports;
 	struct published published[NET_MAX_PORTS];
 	size_t n_published;
+	bool in_namespace; /* the backend's own namespace: wired by the core */
 
-	int ca_fd;         /* the CA bundle file, bound read-only inside */
-	char *ca_tmp_path; /* until it moves into the session directory */
+	int ca_fd;          /* the CA bundle file, exposed read-only inside */
+	char *ca_tmp_path;  /* until it moves into the session directory */
+	int host_listen_fd; /* the proxy's listener on the host (NET_RULES) */
+	uint16_t proxy_port;
 	struct child proxy;
-	struct child engine;
-	int engine_exit_fd; /* slirp4netns exits when this closes */
-	struct netns_helper helper;
+	struct netns_link *link;
+	struct net_engine *engine;
 	struct bridge_listener *bridges[2 * NET_MAX_PORTS];
 	size_t n_bridges;
 	ev_child proxy_watch;
 	bool stopping;
-	char *engine_args;
-	char *session_dir;
 };
 
 void network_init(struct network *n);
@@ -60,26 +64,26 @@ void network_init(struct network *n);
  * mode. Errors name file:line. */
 int network_configure(struct network *n, const struct policy *p);
 
-/* Mounts and environment for the mode (core's pre_mount/env stage).
- * state_root: where the CA bundle file is made (NULL for a dry run). */
-int network_plan(struct network *n, struct plan *plan, const char *state_root);
+/* The intent, entries and environment for the mode. state_root: where the
+ * CA bundle file is made (NULL for a dry run); caps: the backend's. */
+int network_plan(struct network *n, struct plan *plan, const char *state_root, uint64_t caps);
 
 /* Bind published ports on the host now: a port in use is a setup error
  * before anything starts. */
 int network_bind_published(struct network *n);
 
-/* Anything to wire once the sandbox exists? */
+/* Does the sandbox have to wait for the core to wire its network? */
 bool network_needs_wiring(const struct network *n);
 
-/* Wire the running (held) sandbox: proxy, engine, bridges, network.json. */
-int network_wire(struct network *n, const struct policy *p, const char *session_dir,
-                 pid_t sandbox_pid);
+/* Before the sandbox starts (a backend without its own namespace): start
+ * the proxy on its host port; write network.json. */
+int network_start_host(struct network *n, const struct policy *p, const char *session_dir);
+/* The sandbox exists (held): proxy, engine, bridges, network.json. */
+int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,
+                 int netns_fd);
 
-/* Stop everything wire started; safe to call more than once. */
+/* Stop everything; safe to call more than once. */
 void network_stop(struct network *n);
-
-/* Where the launcher finds its helper programs (agentsandbox-proxy, ...). */
-int network_find_libexec(const char *name, char **out);
 
 const char *network_mode_name(int mode);
 

@@ -1,26 +1,30 @@
 /* SPDX-License-Identifier: MIT */
 #include "plan.h"
 
-#include <agentsandbox/plugin.h>
+#include "platform.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/stat.h>
+
+static void entry_free(struct plan_entry *e)
+{
+	if (e->fd >= 0)
+		close(e->fd);
+	free(e->host_path);
+	free(e->dest);
+	free(e->origin);
+	free(e->data);
+}
 
 void plan_free(struct plan *plan)
 {
-	for (size_t i = 0; i < plan->n_mounts; i++) {
-		struct plan_mount *m = &plan->mounts[i];
-		if (m->fd >= 0)
-			close(m->fd);
-		free(m->source);
-		free(m->dest);
-		free(m->origin);
-	}
-	free(plan->mounts);
+	for (size_t i = 0; i < plan->n_entries; i++)
+		entry_free(&plan->entries[i]);
+	free(plan->entries);
 	for (size_t i = 0; i < plan->n_env; i++) {
 		free(plan->env[i].key);
 		free(plan->env[i].value);
@@ -29,92 +33,171 @@ void plan_free(struct plan *plan)
 	for (size_t i = 0; i < plan->n_execs; i++) {
 		free(plan->execs[i].name);
 		free(plan->execs[i].target);
+		free(plan->execs[i].origin);
 	}
 	free(plan->execs);
 	strv_clear(&plan->argv);
 	free(plan->chdir);
-	for (size_t i = 0; i < plan->n_seccomp_fds; i++)
-		close(plan->seccomp_fds[i]);
-	free(plan->seccomp_fds);
+	free(plan->host_ports);
+	free(plan->published_ports);
 	for (size_t i = 0; i < plan->n_seccomp_allow; i++) {
 		free(plan->seccomp_allow[i].group);
 		free(plan->seccomp_allow[i].origin);
 	}
 	free(plan->seccomp_allow);
-	free(plan->init_path);
-	strv_clear(&plan->init_args);
-	free(plan->tcp_connect_ports);
 	*plan = (struct plan){0};
 }
 
-int plan_add_mount(struct plan *plan, uint32_t type, uint32_t flags, uint32_t mode, int fd,
-                   const char *source, const char *dest, const char *origin)
+/* Takes ownership of e's fd and strings, also on failure. */
+static int push_entry(struct plan *plan, struct plan_entry *e)
 {
-	if (!dest || dest[0] != '/')
-		return -EINVAL;
-	struct plan_mount *n = realloc(plan->mounts, (plan->n_mounts + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	plan->mounts = n;
-	struct plan_mount m = {type, flags, mode, -1, NULL, NULL, NULL};
-	if (fd >= 0 && (m.fd = fcntl(fd, F_DUPFD_CLOEXEC, 3)) < 0)
-		return -errno;
-	m.source = source ? strdup(source) : NULL;
-	m.dest = strdup(dest);
-	m.origin = strdup(origin ? origin : "core");
-	if ((source && !m.source) || !m.dest || !m.origin) {
-		if (m.fd >= 0)
-			close(m.fd);
-		free(m.source);
-		free(m.dest);
-		free(m.origin);
+	if (plan->final) {
+		entry_free(e);
+		return -EBUSY;
+	}
+	struct plan_entry *n = realloc(plan->entries, (plan->n_entries + 1) * sizeof(*n));
+	if (!n) {
+		entry_free(e);
 		return -ENOMEM;
 	}
-	plan->mounts[plan->n_mounts++] = m;
+	plan->entries = n;
+	plan->entries[plan->n_entries++] = *e;
 	return 0;
 }
 
-int plan_bind(struct plan *plan, uint32_t type, const char *host_path, const char *dest,
+static bool valid_dest(const char *dest)
+{
+	return dest && dest[0] == '/' && !strstr(dest, "/../") && !str_has_prefix(dest, "../");
+}
+
+static int new_entry(struct plan_entry *e, uint32_t type, uint32_t flags, uint32_t mode,
+                     const char *host_path, const char *dest, const char *origin)
+{
+	*e = (struct plan_entry){type, flags, mode, -1, NULL, NULL, NULL, NULL, 0, false};
+	e->host_path = host_path ? strdup(host_path) : NULL;
+	e->dest = strdup(dest);
+	e->origin = strdup(origin ? origin : "core");
+	if ((host_path && !e->host_path) || !e->dest || !e->origin) {
+		entry_free(e);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int plan_path(struct plan *plan, uint32_t type, const char *host_path, const char *dest,
               uint32_t flags, const char *origin)
 {
-	if (type != ASB_MOUNT_RO_BIND && type != ASB_MOUNT_BIND && type != ASB_MOUNT_DEV_BIND)
+	if (type != ASB_ENTRY_READ && type != ASB_ENTRY_WRITE && type != ASB_ENTRY_DEVICE)
 		return -EINVAL;
+	if (!host_path || host_path[0] != '/' || (dest && !valid_dest(dest)))
+		return -EINVAL;
+	if (plan->final)
+		return -EBUSY;
 	char real[PATH_MAX];
 	if (!realpath(host_path, real)) {
-		if (errno == ENOENT && (flags & ASB_MOUNT_F_TRY))
+		if (errno == ENOENT && (flags & ASB_ENTRY_F_TRY))
 			return 0;
 		return -errno;
 	}
-	_cleanup_close_ int fd = open(real, O_PATH | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -errno;
-	/* A component swapped for a symlink between realpath() and open() would
-	 * show here: bind only what was checked. */
-	char proc[64], seen[PATH_MAX];
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	ssize_t len = readlink(proc, seen, sizeof(seen) - 1);
-	if (len < 0)
-		return -errno;
-	seen[len] = '\0';
-	if (strcmp(seen, real) != 0)
-		return -EXDEV;
-	return plan_add_mount(plan, type, flags & ~ASB_MOUNT_F_TRY, 0, fd, real,
-	                      dest ? dest : host_path, origin);
-}
-
-int plan_add_data(struct plan *plan, const char *dest, const void *data, size_t len, uint32_t mode,
-                  const char *origin)
-{
-	_cleanup_close_ int fd = memfd_create("asb-data", MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0)
-		return -errno;
-	int r = write_all(fd, data, len);
+	int fd = -1;
+	int r = platform_pin_path(real, &fd);
 	if (r < 0)
 		return r;
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
-	return plan_add_mount(plan, ASB_MOUNT_DATA, 0, mode ? mode : 0444, fd, NULL, dest, origin);
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		r = -errno;
+		close(fd);
+		return r;
+	}
+	flags &= ~(ASB_ENTRY_F_TRY | ASB_ENTRY_F_DIR);
+	flags |= ASB_ENTRY_F_PINNED | (S_ISDIR(st.st_mode) ? ASB_ENTRY_F_DIR : 0);
+	struct plan_entry e;
+	if ((r = new_entry(&e, type, flags, 0, real, dest ? dest : host_path, origin)) < 0) {
+		close(fd);
+		return r;
+	}
+	e.fd = fd;
+	e.remapped = dest && strcmp(dest, host_path) != 0;
+	return push_entry(plan, &e);
+}
+
+int plan_path_unopened(struct plan *plan, uint32_t type, const char *host_path, const char *dest,
+                       uint32_t flags, const char *origin)
+{
+	struct plan_entry e;
+	int r = new_entry(&e, type, (flags & ~ASB_ENTRY_F_TRY) | ASB_ENTRY_F_DIR, 0, host_path,
+	                  dest ? dest : host_path, origin);
+	if (r < 0)
+		return r;
+	e.remapped = dest && strcmp(dest, host_path) != 0;
+	return push_entry(plan, &e);
+}
+
+int plan_entry(struct plan *plan, uint32_t type, uint32_t flags, uint32_t mode,
+               const char *host_path, const char *dest, const void *data, size_t len,
+               const char *origin)
+{
+	if (!valid_dest(dest))
+		return -EINVAL;
+	switch (type) {
+	case ASB_ENTRY_EPHEMERAL:
+	case ASB_ENTRY_PROC:
+	case ASB_ENTRY_DEVFS:
+		flags |= ASB_ENTRY_F_DIR;
+		host_path = NULL;
+		break;
+	case ASB_ENTRY_MASK:
+		host_path = NULL;
+		break;
+	case ASB_ENTRY_FILE:
+		flags &= ~ASB_ENTRY_F_DIR;
+		host_path = NULL;
+		break;
+	case ASB_ENTRY_SYMLINK:
+		if (!host_path || !*host_path)
+			return -EINVAL;
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (plan->final)
+		return -EBUSY;
+	flags &= ASB_ENTRY_F_EXEC | ASB_ENTRY_F_DIR;
+	struct plan_entry e;
+	int r = new_entry(&e, type, flags, mode, host_path, dest, origin);
+	if (r < 0)
+		return r;
+	if (type == ASB_ENTRY_FILE || (type == ASB_ENTRY_MASK && !(flags & ASB_ENTRY_F_DIR))) {
+		if (type == ASB_ENTRY_MASK)
+			len = 0;
+		if (!e.mode)
+			e.mode = 0444;
+		if ((r = platform_data_fd(data, len, &e.fd)) < 0) {
+			entry_free(&e);
+			return r;
+		}
+		e.data = malloc(len + 1);
+		if (!e.data) {
+			entry_free(&e);
+			return -ENOMEM;
+		}
+		if (len)
+			memcpy(e.data, data, len);
+		e.data[len] = '\0';
+		e.data_len = len;
+	}
+	return push_entry(plan, &e);
+}
+
+int plan_file(struct plan *plan, const char *dest, const void *data, size_t len, uint32_t mode,
+              const char *origin)
+{
+	return plan_entry(plan, ASB_ENTRY_FILE, 0, mode, NULL, dest, data, len, origin);
+}
+
+int plan_ephemeral(struct plan *plan, const char *dest, uint32_t mode, const char *origin)
+{
+	return plan_entry(plan, ASB_ENTRY_EPHEMERAL, 0, mode, NULL, dest, NULL, 0, origin);
 }
 
 static struct plan_env *env_find(const struct plan *plan, const char *key)
@@ -127,8 +210,10 @@ static struct plan_env *env_find(const struct plan *plan, const char *key)
 
 int plan_setenv(struct plan *plan, const char *key, const char *value)
 {
-	if (!*key || strchr(key, '='))
+	if (!*key || strchr(key, '=') || !value)
 		return -EINVAL;
+	if (plan->final)
+		return -EBUSY;
 	char *v = strdup(value);
 	if (!v)
 		return -ENOMEM;
@@ -155,6 +240,8 @@ int plan_setenv(struct plan *plan, const char *key, const char *value)
 
 int plan_unsetenv(struct plan *plan, const char *key)
 {
+	if (plan->final)
+		return -EBUSY;
 	struct plan_env *e = env_find(plan, key);
 	if (!e)
 		return 0;
@@ -172,37 +259,35 @@ const char *plan_getenv(const struct plan *plan, const char *key)
 	return e ? e->value : NULL;
 }
 
-int plan_add_exec(struct plan *plan, const char *name, const char *target)
+const struct plan_exec *plan_find_exec(const struct plan *plan, const char *name)
+{
+	for (size_t i = 0; i < plan->n_execs; i++)
+		if (strcmp(plan->execs[i].name, name) == 0)
+			return &plan->execs[i];
+	return NULL;
+}
+
+int plan_add_exec(struct plan *plan, const char *name, const char *target, const char *origin)
 {
 	if (!*name || strchr(name, '/') || strcmp(name, ".") == 0 || strcmp(name, "..") == 0 ||
 	    target[0] != '/')
 		return -EINVAL;
-	for (size_t i = 0; i < plan->n_execs; i++)
-		if (strcmp(plan->execs[i].name, name) == 0)
-			return 0;
+	if (plan->final)
+		return -EBUSY;
+	if (plan_find_exec(plan, name))
+		return 0;
 	struct plan_exec *n = realloc(plan->execs, (plan->n_execs + 1) * sizeof(*n));
 	if (!n)
 		return -ENOMEM;
 	plan->execs = n;
-	struct plan_exec e = {strdup(name), strdup(target)};
-	if (!e.name || !e.target) {
+	struct plan_exec e = {strdup(name), strdup(target), strdup(origin ? origin : "core")};
+	if (!e.name || !e.target || !e.origin) {
 		free(e.name);
 		free(e.target);
+		free(e.origin);
 		return -ENOMEM;
 	}
 	plan->execs[plan->n_execs++] = e;
-	return 0;
-}
-
-int plan_add_seccomp_fd(struct plan *plan, int fd)
-{
-	if (fd < 0)
-		return -EBADF;
-	int *n = realloc(plan->seccomp_fds, (plan->n_seccomp_fds + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	plan->seccomp_fds = n;
-	n[plan->n_seccomp_fds++] = fd;
 	return 0;
 }
 
@@ -216,6 +301,8 @@ bool plan_seccomp_allowed(const struct plan *plan, const char *group)
 
 int plan_seccomp_allow(struct plan *plan, const char *group, const char *origin)
 {
+	if (plan->final)
+		return -EBUSY;
 	if (plan_seccomp_allowed(plan, group))
 		return 0;
 	struct plan_seccomp_allow *n =
@@ -233,45 +320,14 @@ int plan_seccomp_allow(struct plan *plan, const char *group, const char *origin)
 	return 0;
 }
 
-int plan_set_init(struct plan *plan, const char *host_path, struct strv *args)
+int plan_prefix_argv(struct plan *plan, const char *init, const struct strv *opts)
 {
-	if (host_path[0] != '/' || plan->finished)
-		return -EINVAL;
-	char *p = strdup(host_path);
-	if (!p)
-		return -ENOMEM;
-	free(plan->init_path);
-	plan->init_path = p;
-	strv_clear(&plan->init_args);
-	plan->init_args = *args;
-	*args = (struct strv){0};
-	return 0;
-}
-
-int plan_filter_tcp_connect(struct plan *plan, uint16_t port)
-{
-	plan->tcp_connect_filtered = true;
-	if (port == 0)
-		return 0;
-	for (size_t i = 0; i < plan->n_tcp_connect_ports; i++)
-		if (plan->tcp_connect_ports[i] == port)
-			return 0;
-	uint16_t *n =
-	    realloc(plan->tcp_connect_ports, (plan->n_tcp_connect_ports + 1) * sizeof(*n));
-	if (!n)
-		return -ENOMEM;
-	plan->tcp_connect_ports = n;
-	n[plan->n_tcp_connect_ports++] = port;
-	return 0;
-}
-
-/* argv becomes: init, its options, "--", argv. */
-static int prefix_init(struct plan *plan)
-{
+	if (plan->final)
+		return -EBUSY;
 	struct strv argv = {0};
-	int r = strv_push(&argv, PLAN_INIT);
-	for (size_t i = 0; r >= 0 && i < plan->init_args.n; i++)
-		r = strv_push(&argv, plan->init_args.v[i]);
+	int r = strv_push(&argv, init);
+	for (size_t i = 0; r >= 0 && i < opts->n; i++)
+		r = strv_push(&argv, opts->v[i]);
 	if (r >= 0)
 		r = strv_push(&argv, "--");
 	for (size_t i = 0; r >= 0 && i < plan->argv.n; i++)
@@ -285,31 +341,7 @@ static int prefix_init(struct plan *plan)
 	return 0;
 }
 
-int plan_finish(struct plan *plan)
+void plan_set_final(struct plan *plan)
 {
-	if (plan->finished)
-		return 0;
-	int r;
-	/* Its own read-only tmpfs, so the agent cannot add to its PATH. */
-	if ((r = plan_add_mount(plan, ASB_MOUNT_TMPFS, 0, 0755, -1, NULL, PLAN_BIN_ROOT, "core")) <
-	        0 ||
-	    (r = plan_add_mount(plan, ASB_MOUNT_DIR, 0, 0755, -1, NULL, PLAN_BIN_DIR, "core")) < 0)
-		return r;
-	for (size_t i = 0; i < plan->n_execs; i++) {
-		_cleanup_free_ char *dest = str_printf("%s/%s", PLAN_BIN_DIR, plan->execs[i].name);
-		if (!dest)
-			return -ENOMEM;
-		if ((r = plan_add_mount(plan, ASB_MOUNT_SYMLINK, 0, 0, -1, plan->execs[i].target,
-		                        dest, "core")) < 0)
-			return r;
-	}
-	if (plan->init_path &&
-	    ((r = plan_bind(plan, ASB_MOUNT_RO_BIND, plan->init_path, PLAN_INIT, 0, "core")) < 0 ||
-	     (r = prefix_init(plan)) < 0))
-		return r;
-	if ((r = plan_add_mount(plan, ASB_MOUNT_REMOUNT_RO, 0, 0, -1, NULL, PLAN_BIN_ROOT,
-	                        "core")) < 0)
-		return r;
-	plan->finished = true;
-	return 0;
+	plan->final = true;
 }

@@ -1,22 +1,29 @@
 /* SPDX-License-Identifier: MIT */
-/* The plan: a backend-neutral list of what the sandbox does — mounts in
- * order, environment, argv, working directory, flags. Plugins add to it;
- * backends render it. The plan owns every fd it holds. */
+/* The plan: what the sandbox gives, not how (include/agentsandbox/plugin.h,
+ * "plan"). Entries in order, the executables on PATH, the environment, argv,
+ * the working directory, the network and hardening intent. The core and the
+ * feature plugins add to it until it is final; backends read it. The plan
+ * owns every fd it holds. */
 #ifndef ASB_CORE_PLAN_H
 #define ASB_CORE_PLAN_H
 
 #include "util.h"
 
+#include <agentsandbox/plugin.h>
+
 #include <stdint.h>
 
-struct plan_mount {
-	uint32_t type;
-	uint32_t flags;
+struct plan_entry {
+	uint32_t type;  /* ASB_ENTRY_* */
+	uint32_t flags; /* ASB_ENTRY_F_* */
 	uint32_t mode;
 	int fd;
-	char *source;
+	char *host_path;
 	char *dest;
 	char *origin;
+	char *data; /* FILE: content (also behind fd) */
+	size_t data_len;
+	bool remapped; /* asked to appear away from the path given */
 };
 
 struct plan_env {
@@ -27,6 +34,7 @@ struct plan_env {
 struct plan_exec {
 	char *name;
 	char *target;
+	char *origin;
 };
 
 /* A seccomp group lifted by a plugin (logged and shown). */
@@ -36,50 +44,62 @@ struct plan_seccomp_allow {
 };
 
 struct plan {
-	struct plan_mount *mounts;
-	size_t n_mounts;
+	struct plan_entry *entries;
+	size_t n_entries;
 	struct plan_env *env;
 	size_t n_env;
-	struct plan_exec *execs; /* executables on PATH, rendered by plan_finish */
+	struct plan_exec *execs;
 	size_t n_execs;
 	struct strv argv;
 	char *chdir;
-	uint32_t flags;
-	bool finished;
+	bool final; /* changes now fail with -EBUSY */
 
-	/* Kernel hardening (core/hardening.c fills these before plan_finish). */
-	int *seccomp_fds; /* BPF programs, applied in order */
-	size_t n_seccomp_fds;
+	/* Network intent (core/network.c). */
+	uint32_t net_mode;  /* ASB_NET_* */
+	uint32_t net_flags; /* ASB_NET_F_* */
+	uint16_t proxy_port;
+	uint16_t *host_ports;
+	size_t n_host_ports;
+	uint16_t *published_ports;
+	size_t n_published_ports;
+
+	/* Hardening intent (core/hardening.c). */
+	uint32_t hardening; /* ASB_HARD_* that hold */
 	struct plan_seccomp_allow *seccomp_allow;
 	size_t n_seccomp_allow;
-	char *init_path;       /* host path of agentsandbox-init; NULL: none */
-	struct strv init_args; /* its options; plan_finish puts argv after "--" */
-	/* Landlock TCP connect filter: when on, only these ports (networking). */
-	bool tcp_connect_filtered;
-	uint16_t *tcp_connect_ports;
-	size_t n_tcp_connect_ports;
+	uint32_t seccomp_lifted; /* 1u << SECCOMP_G_* */
+	bool seccomp_enforced;   /* a filter is installed inside */
+	struct asb_limit limits[5];
+	size_t n_limits;
 };
 
-/* Where declared executables appear inside; PATH is exactly this. */
-#define PLAN_BIN_ROOT "/run/agentsandbox"
-#define PLAN_BIN_DIR  PLAN_BIN_ROOT "/bin"
-#define PLAN_INIT     PLAN_BIN_ROOT "/init"
+/* Where the core's own files appear inside. */
+#define PLAN_RUN_DIR ASB_RUN_DIR
+#define PLAN_BIN_DIR ASB_BIN_DIR
+#define PLAN_INIT    PLAN_RUN_DIR "/init"
+#define PLAN_SECCOMP PLAN_RUN_DIR "/seccomp.bpf"
 
 void plan_free(struct plan *plan);
 
-/* Append a mount. `fd` (>= 0) is duplicated; strings are copied. */
-int plan_add_mount(struct plan *plan, uint32_t type, uint32_t flags, uint32_t mode, int fd,
-                   const char *source, const char *dest, const char *origin);
-
-/* Open host_path once (following symlinks), check that what was opened is
- * what realpath() saw, and bind that fd at dest (NULL: host_path). With
- * ASB_MOUNT_F_TRY a missing path is skipped (returns 0). */
-int plan_bind(struct plan *plan, uint32_t type, const char *host_path, const char *dest,
+/* Open `host_path` once (following symlinks), check that what was opened is
+ * what realpath() saw, and expose that object at `dest` (NULL: host_path).
+ * READ, WRITE or DEVICE; with ASB_ENTRY_F_TRY a missing path is skipped
+ * (returns 0). */
+int plan_path(struct plan *plan, uint32_t type, const char *host_path, const char *dest,
               uint32_t flags, const char *origin);
-
-/* A read-only file with this content, carried by a sealed memfd. */
-int plan_add_data(struct plan *plan, const char *dest, const void *data, size_t len, uint32_t mode,
-                  const char *origin);
+/* An entry whose host path is named but not opened (a dry run shows where a
+ * missing rw dir will be). */
+int plan_path_unopened(struct plan *plan, uint32_t type, const char *host_path, const char *dest,
+                       uint32_t flags, const char *origin);
+/* EPHEMERAL, MASK (a file gets an empty fd), FILE (content copied into a
+ * sealed fd), SYMLINK (target in host_path), PROC, DEVFS. */
+int plan_entry(struct plan *plan, uint32_t type, uint32_t flags, uint32_t mode,
+               const char *host_path, const char *dest, const void *data, size_t len,
+               const char *origin);
+/* Shorthands. */
+int plan_file(struct plan *plan, const char *dest, const void *data, size_t len, uint32_t mode,
+              const char *origin);
+int plan_ephemeral(struct plan *plan, const char *dest, uint32_t mode, const char *origin);
 
 int plan_setenv(struct plan *plan, const char *key, const char *value);
 int plan_unsetenv(struct plan *plan, const char *key);
@@ -88,21 +108,17 @@ const char *plan_getenv(const struct plan *plan, const char *key);
 /* Put `target` (an absolute host path) on PATH as `name`. A second entry
  * with the same name is ignored (first one wins: packages before the common
  * set). */
-int plan_add_exec(struct plan *plan, const char *name, const char *target);
+int plan_add_exec(struct plan *plan, const char *name, const char *target, const char *origin);
+const struct plan_exec *plan_find_exec(const struct plan *plan, const char *name);
 
-/* Keep a seccomp BPF program (the plan takes ownership of fd). */
-int plan_add_seccomp_fd(struct plan *plan, int fd);
-/* Lift a seccomp group (names in core/seccomp.c); idempotent. */
+/* Lift a seccomp group (names: core/seccomp_groups.c); idempotent. */
 int plan_seccomp_allow(struct plan *plan, const char *group, const char *origin);
 bool plan_seccomp_allowed(const struct plan *plan, const char *group);
-/* Run `host_path` first inside (bound at PLAN_INIT), with these options
- * (taken), then "--" and the agent's argv. */
-int plan_set_init(struct plan *plan, const char *host_path, struct strv *args);
-/* Restrict TCP connect() inside to the ports given (Landlock ABI >= 4);
- * port 0 only turns the filter on (no port at all). */
-int plan_filter_tcp_connect(struct plan *plan, uint16_t port);
 
-/* Render the PATH directory (after every plugin had its say). Idempotent. */
-int plan_finish(struct plan *plan);
+/* Run `init` first inside: argv becomes init, its options, "--", argv. */
+int plan_prefix_argv(struct plan *plan, const char *init, const struct strv *opts);
+
+/* Nothing may change from now on. */
+void plan_set_final(struct plan *plan);
 
 #endif

@@ -55,7 +55,10 @@ void policy_free(struct policy *p)
 	for (size_t i = 0; i < p->n_overrides; i++) {
 		free(p->overrides[i].plugin);
 		free(p->overrides[i].key);
+		free(p->overrides[i].given);
+		strv_clear(&p->overrides[i].values);
 	}
+	plist_free(&p->accept_weaker);
 	free(p->overrides);
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		free(p->mounts[i].source);
@@ -69,15 +72,48 @@ void policy_free(struct policy *p)
 	*p = (struct policy){0};
 }
 
-int policy_plugin_override(const struct policy *p, const char *plugin, const char *key, int *source)
+const struct plugin_override *policy_override(const struct policy *p, const char *plugin,
+                                              const char *key)
 {
 	for (size_t i = 0; i < p->n_overrides; i++) {
 		const struct plugin_override *o = &p->overrides[i];
-		if (strcmp(o->plugin, plugin) == 0 && strcmp(o->key, key) == 0) {
-			if (source)
-				*source = o->source;
-			return o->value;
-		}
+		if (strcmp(o->plugin, plugin) == 0 && strcmp(o->key, key) == 0)
+			return o;
 	}
-	return -ENOENT;
+	return NULL;
+}
+
+bool policy_plugin_named(const struct policy *p, const char *plugin)
+{
+	for (size_t i = 0; i < p->n_overrides; i++)
+		if (strcmp(p->overrides[i].plugin, plugin) == 0)
+			return true;
+	return false;
+}
+
+int policy_set_override(struct policy *p, const char *plugin, const char *key, uint32_t type,
+                        int value, const struct strv *values, int source, const char *given)
+{
+	struct plugin_override *o = (struct plugin_override *)policy_override(p, plugin, key);
+	if (!o) {
+		struct plugin_override *n =
+		    realloc(p->overrides, (p->n_overrides + 1) * sizeof(*p->overrides));
+		if (!n)
+			return -ENOMEM;
+		p->overrides = n;
+		o = &p->overrides[p->n_overrides++];
+		*o = (struct plugin_override){.plugin = strdup(plugin), .key = strdup(key)};
+		if (!o->plugin || !o->key)
+			return -ENOMEM;
+	}
+	o->type = type;
+	o->value = value;
+	o->source = source;
+	strv_clear(&o->values);
+	for (size_t i = 0; values && i < values->n; i++)
+		if (strv_push(&o->values, values->v[i]) < 0)
+			return -ENOMEM;
+	free(o->given);
+	o->given = strdup(given ? given : "");
+	return o->given ? 0 : -ENOMEM;
 }

@@ -6,6 +6,8 @@
 
 #include "util.h"
 
+#include <agentsandbox/plugin.h>
+
 #include <libconfig.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -45,12 +47,16 @@ struct extra_mount {
 	bool read_only;
 };
 
-/* A plugin option set by a flag or environment variable (they beat the file). */
+/* A plugin option (struct asb_option) set by a flag or an environment
+ * variable: it beats the file. */
 struct plugin_override {
 	char *plugin;
 	char *key;
-	int value;
+	uint32_t type;      /* ASB_OPT_* */
+	int value;          /* ASB_OPT_BOOL */
+	struct strv values; /* ASB_OPT_STRING (one), ASB_OPT_LIST */
 	int source;
+	char *given; /* "--allow-nix", "AGENTSANDBOX_ALLOW_NIX": for messages */
 };
 
 /* sandbox.limits (core/limits.c); source SRC_DEFAULT: the built-in default. */
@@ -85,6 +91,9 @@ struct policy {
 	struct pbool allow_home;
 	struct pbool require_landlock;
 	struct plimit limits[LIMIT_COUNT];
+	/* Protections the user accepts the backend cannot give
+	 * (sandbox.accept_weaker, --accept-weaker). */
+	struct plist accept_weaker;
 
 	/* network group (wiring comes with the networking work) */
 	struct pbool network_enabled;
@@ -109,9 +118,14 @@ struct policy {
 void policy_init(struct policy *p);
 void policy_free(struct policy *p);
 
-/* Value of a plugin boolean after flag/env overrides: 1/0 when set there,
- * -ENOENT when the file (or default) decides. */
-int policy_plugin_override(const struct policy *p, const char *plugin, const char *key,
-                           int *source);
+/* A plugin option set by a flag or the environment, or NULL when the file
+ * (or the default) decides. */
+const struct plugin_override *policy_override(const struct policy *p, const char *plugin,
+                                              const char *key);
+/* Set (or replace) one; strings are copied. */
+int policy_set_override(struct policy *p, const char *plugin, const char *key, uint32_t type,
+                        int value, const struct strv *values, int source, const char *given);
+/* Does the plugin have an override (it asked to be loaded by a flag)? */
+bool policy_plugin_named(const struct policy *p, const char *plugin);
 
 #endif

@@ -8,7 +8,6 @@
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/prctl.h>
 
 static const struct {
 	const char *name;
@@ -29,6 +28,11 @@ static const struct {
 const char *limits_name(int which)
 {
 	return which >= 0 && which < LIMIT_COUNT ? table[which].name : "?";
+}
+
+int limits_resource(int which)
+{
+	return which >= 0 && which < LIMIT_COUNT ? table[which].resource : -1;
 }
 
 /* An integer, "unlimited", or a string with a K/M/G/T suffix (powers of
@@ -157,24 +161,4 @@ void limits_format(const struct limits_set *s, char *buf, size_t len)
 	}
 	if (used < len)
 		snprintf(buf + used, len - used, "core=0");
-}
-
-int limits_apply(const struct limits_set *s, bool no_new_privs)
-{
-	for (int w = 0; w < LIMIT_COUNT; w++)
-		if (setrlimit(table[w].resource, &s->lim[w]) < 0)
-			return -errno;
-	const struct rlimit none = {0, 0};
-	if (setrlimit(RLIMIT_CORE, &none) < 0)
-		return -errno;
-	if (no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
-		return -errno;
-	return 0;
-}
-
-void limits_harden_self(void)
-{
-	const struct rlimit none = {0, 0};
-	(void)setrlimit(RLIMIT_CORE, &none);
-	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }

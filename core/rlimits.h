@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* sandbox.limits: resource limits set on the sandbox (inherited through the
- * backend by everything inside), plus the process hardening that goes with
- * them: no core dumps, no_new_privs, a non-dumpable supervisor. */
+ * backend by everything inside; platform_child_prepare() applies them). */
 #ifndef ASB_CORE_RLIMITS_H
 #define ASB_CORE_RLIMITS_H
 
@@ -10,6 +9,7 @@
 #include <sys/resource.h>
 
 const char *limits_name(int which); /* "nofile", "nproc", "cpu", "as" */
+int limits_resource(int which);     /* RLIMIT_NOFILE, ... */
 
 /* Parse the sandbox.limits group (file:line errors). */
 int limits_load(struct policy *p, const config_setting_t *g);
@@ -23,14 +23,5 @@ int limits_resolve(const struct policy *p, struct limits_set *out);
 
 /* "nofile=65536 nproc=8192 cpu=unlimited as=unlimited core=0" */
 void limits_format(const struct limits_set *s, char *buf, size_t len);
-
-/* In the forked child, before exec of the backend: set the limits, no core
- * dumps, no_new_privs (unless the backend binary is setuid, which would
- * need privileges to gain). Async-signal-safe. */
-int limits_apply(const struct limits_set *s, bool no_new_privs);
-
-/* The supervisor itself: not dumpable (no ptrace, no core, /proc private),
- * no core dumps. */
-void limits_harden_self(void);
 
 #endif

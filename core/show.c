@@ -10,13 +10,22 @@
 static const char *const secret_words[] = {"TOKEN", "KEY",        "SECRET", "PASSWORD", "PASSWD",
                                            "AUTH",  "CREDENTIAL", "COOKIE", "SESSION",  NULL};
 
+static bool contains_nocase(const char *hay, const char *needle)
+{
+	size_t n = strlen(needle);
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, n) == 0)
+			return true;
+	return false;
+}
+
 bool show_env_is_secret(const char *key, const char *raw)
 {
 	/* Anything taken from the launching environment may be a secret. */
 	if (raw && strchr(raw, '$'))
 		return true;
 	for (const char *const *w = secret_words; *w; w++)
-		if (strcasestr(key, *w))
+		if (contains_nocase(key, *w))
 			return true;
 	return false;
 }
@@ -173,10 +182,21 @@ void show_config(FILE *out, const struct launch *l)
 		        !e->value ? "  (empty: unset)" : "");
 		src(out, p, e->source, e->line);
 	}
-	for (size_t i = 0; i < p->n_overrides; i++)
-		fprintf(out, "%-14splugins.%s.%s = %s  [%s]\n", "override", p->overrides[i].plugin,
-		        p->overrides[i].key, p->overrides[i].value ? "true" : "false",
-		        source_name(p->overrides[i].source));
+	for (size_t i = 0; i < p->n_overrides; i++) {
+		const struct plugin_override *o = &p->overrides[i];
+		fprintf(out, "%-14splugins.%s.%s = ", "override", o->plugin, o->key);
+		if (o->type == ASB_OPT_BOOL)
+			fputs(o->value ? "true" : "false", out);
+		for (size_t j = 0; o->type != ASB_OPT_BOOL && j < o->values.n; j++)
+			fprintf(out, "%s\"%s\"", j ? ", " : "", o->values.v[j]);
+		fprintf(out, "  [%s %s]\n", source_name(o->source), o->given);
+	}
+	if (p->accept_weaker.items.n) {
+		fprintf(out, "%-14s", "accept_weaker");
+		for (size_t i = 0; i < p->accept_weaker.items.n; i++)
+			fprintf(out, "%s%s", i ? ", " : "", p->accept_weaker.items.v[i]);
+		src(out, p, p->accept_weaker.source, p->accept_weaker.line);
+	}
 
 	if (p->network) {
 		int n = config_setting_length(p->network);
@@ -223,6 +243,7 @@ void show_config(FILE *out, const struct launch *l)
 			fprintf(out, "%s=%s\n", e->key, e->value);
 	}
 
+	protections_print_show(out, l);
 	hardening_show(out, l);
 
 	fputs("\n# backend command\n", out);
@@ -233,4 +254,10 @@ void show_config(FILE *out, const struct launch *l)
 		bool break_after = next && next[0] == '-' && next[1] == '-';
 		fprintf(out, "%s%s", q ? q : "?", !next ? "\n" : break_after ? " \\\n  " : " ");
 	}
+	for (size_t i = 0; i < l->n_artifacts; i++)
+		fprintf(out, "\n# %s (written into the session directory)\n%s%s",
+		        l->artifacts[i].name, l->artifacts[i].data,
+		        l->artifacts[i].len && l->artifacts[i].data[l->artifacts[i].len - 1] == '\n'
+		            ? ""
+		            : "\n");
 }

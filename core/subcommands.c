@@ -61,41 +61,27 @@ int subcommand_sessions(const struct policy *p, FILE *out)
 	return 0;
 }
 
-int subcommand_plugins(const struct policy *p, FILE *out)
+int subcommand_plugins(const struct catalog *plugins, FILE *out)
 {
-	struct strv search = {0};
-	if (loader_search_path(&p->plugin_dirs, &search) < 0)
-		return 125;
 	int bad = 0;
-	for (size_t i = 0; i < search.n; i++) {
-		struct strv files = {0};
-		if (list_dir(search.v[i], false, PLUGIN_SUFFIX, &files) < 0)
+	for (size_t i = 0; i < plugins->n; i++) {
+		const struct found_plugin *f = &plugins->v[i];
+		if (!f->desc) {
+			fprintf(out, "%-10s %s\n           error: %s\n", f->name, f->path,
+			        f->error ? f->error : "cannot load");
+			bad++;
 			continue;
-		for (size_t j = 0; j < files.n; j++) {
-			_cleanup_free_ char *path = str_printf("%s/%s", search.v[i], files.v[j]);
-			_cleanup_free_ char *name = strdup(files.v[j]);
-			if (!path || !name)
-				continue;
-			name[strlen(name) - strlen(PLUGIN_SUFFIX)] = '\0';
-			struct loaded_plugin lp;
-			err_clear();
-			if (loader_open_path(path, name, &lp) < 0) {
-				fprintf(out, "%-10s %s\n           error: %s\n", name, path,
-				        err_get() ? err_get() : "cannot load");
-				bad++;
-				continue;
-			}
-			fprintf(out, "%-10s %s %s, ABI %u.%u, %s\n           %s\n", name,
-			        lp.desc->kind & ASB_KIND_BACKEND ? "backend" : "feature",
-			        lp.desc->version ? lp.desc->version : "?", lp.desc->abi_major,
-			        lp.desc->abi_minor, path,
-			        lp.desc->description ? lp.desc->description : "");
-			loader_release(&lp);
 		}
-		strv_clear(&files);
+		static const char *const rules[] = {"loads on demand", "loads by default",
+		                                    "loads when present"};
+		fprintf(out, "%-10s %s %s, ABI %u.%u, %s, %s\n           %s\n", f->name,
+		        f->desc->kind & ASB_KIND_BACKEND ? "backend" : "feature",
+		        f->desc->version ? f->desc->version : "?", f->desc->abi_major,
+		        f->desc->abi_minor, f->path,
+		        f->desc->kind & ASB_KIND_BACKEND ? "selected with --backend"
+		                                         : rules[f->desc->load],
+		        f->desc->description ? f->desc->description : "");
 	}
-	strv_clear(&search);
-	err_clear();
 	return bad ? 1 : 0;
 }
 

@@ -1,30 +1,27 @@
 /* SPDX-License-Identifier: MIT */
-/* The supervisor: one libev loop that owns the backend process, forwards
- * signals to the agent and returns its wait status. */
+/* The supervisor: one libev loop that waits for the spawned sandbox,
+ * forwards signals sent to the launcher to the agent (through the backend's
+ * signal operation) and returns the sandbox's wait status. Signals reach the
+ * loop through a self-pipe (portable; it keeps whether a signal came from
+ * the terminal, which already delivered it to the agent's process group). */
 #ifndef ASB_CORE_SUPERVISOR_H
 #define ASB_CORE_SUPERVISOR_H
 
-#include <signal.h>
 #include <sys/types.h>
 
-/* Signals forwarded to the agent (blocked in the launcher, read through a
- * signalfd; the child gets them unblocked). */
-void supervisor_signal_set(sigset_t *set);
+/* Deliver `sig` to the agent. */
+typedef void (*supervisor_forward_fn)(void *userdata, int sig);
 
-/* Create the event loop (and its SIGCHLD handling) before forking, so an
- * early exit of the child is never missed. */
+/* Create the event loop and catch the forwarded signals (SIGINT, SIGTERM,
+ * SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2) before anything is spawned, so none is
+ * lost. */
 int supervisor_prepare(void);
 
-/* Run until `child` exits; forward signals to the processes whose parent is
- * *sandbox_init (the sandbox's pid 1 seen from here), or to `child` when
- * that is unknown. When *sandbox_init is not known yet (<= 0) and info_fd
- * is open, it is read from there when first needed, and at the latest once
- * the child exited. Returns the wait status, or -errno. */
-int supervisor_run(pid_t child, pid_t *sandbox_init, int info_fd, int signal_fd);
+/* Run until `child` exits; returns its wait status, or -errno. */
+int supervisor_run(pid_t child, supervisor_forward_fn forward, void *userdata);
 
-/* Read bubblewrap-style info ({"child-pid": N}) until the writer closes;
- * -1 when there is none (the backend failed before the sandbox existed). */
-pid_t supervisor_read_sandbox_pid(int fd);
+/* Put the default dispositions back. */
+void supervisor_release(void);
 
 /* Exit code for a wait status: the code, or 128 + signal. */
 int supervisor_exit_code(int wstatus);

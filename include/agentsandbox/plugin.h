@@ -99,13 +99,15 @@ extern "C" {
 #define ASB_ENTRY_WRITE     2u /* host path read-write */
 #define ASB_ENTRY_DEVICE    3u /* host device node(s), read-write, no new nodes */
 #define ASB_ENTRY_EPHEMERAL 4u /* an empty private writable directory, gone at exit */
-#define ASB_ENTRY_MASK      5u /* nothing readable or creatable: an empty read-only
-                                * file (directory with ASB_ENTRY_F_DIR) */
-#define ASB_ENTRY_FILE      6u /* a generated read-only file: data/data_len */
-#define ASB_ENTRY_SYMLINK   7u /* a symbolic link to host_path (its target) */
-#define ASB_ENTRY_PROC      8u /* a fresh procfs showing the sandbox's processes */
-#define ASB_ENTRY_DEVFS     9u /* a minimal /dev (null zero full random urandom tty
-                                * pts ptmx shm), private */
+#define ASB_ENTRY_MASK                                                                             \
+	5u                   /* nothing readable or creatable: an empty read-only                  \
+	                      * file (directory with ASB_ENTRY_F_DIR) */
+#define ASB_ENTRY_FILE    6u /* a generated read-only file: data/data_len */
+#define ASB_ENTRY_SYMLINK 7u /* a symbolic link to host_path (its target) */
+#define ASB_ENTRY_PROC    8u /* a fresh procfs showing the sandbox's processes */
+#define ASB_ENTRY_DEVFS                                                                            \
+	9u /* a minimal /dev (null zero full random urandom tty                                    \
+	    * pts ptmx shm), private */
 
 /* Entry flags. */
 #define ASB_ENTRY_F_TRY    0x1u /* plan_path: a missing host path is skipped */
@@ -153,8 +155,8 @@ struct asb_exec {
 
 struct asb_network {
 	uint32_t struct_size;
-	uint32_t mode;  /* ASB_NET_* */
-	uint32_t flags; /* ASB_NET_F_* */
+	uint32_t mode;       /* ASB_NET_* */
+	uint32_t flags;      /* ASB_NET_F_* */
 	uint16_t proxy_port; /* filtered: the proxy is at 127.0.0.1:proxy_port inside */
 	uint16_t reserved;
 	uint32_t n_host_ports;
@@ -164,10 +166,11 @@ struct asb_network {
 };
 
 /* Hardening intent. */
-#define ASB_HARD_SECCOMP   0x1u /* the init helper installs the plan's seccomp filter */
-#define ASB_HARD_LANDLOCK  0x2u /* the init helper applies a Landlock ruleset */
-#define ASB_HARD_NO_USERNS 0x4u /* no new user namespaces inside (a backend with its
-                                 * own switch adds it as a second layer) */
+#define ASB_HARD_SECCOMP  0x1u /* the init helper installs the plan's seccomp filter */
+#define ASB_HARD_LANDLOCK 0x2u /* the init helper applies a Landlock ruleset */
+#define ASB_HARD_NO_USERNS                                                                         \
+	0x4u /* no new user namespaces inside (a backend with its                                  \
+	      * own switch adds it as a second layer) */
 
 /* Resource limits (setrlimit semantics); ASB_LIMIT_INFINITY = no limit. */
 #define ASB_LIMIT_NOFILE   0u
@@ -260,8 +263,9 @@ struct asb_host {
 	/* Ask the user on the terminal (yes/no). 1 yes, 0 no, -ENXIO: no
 	 * terminal to ask on. */
 	int (*confirm)(struct asb_ctx *ctx, const char *question);
-	/* Resolve an executable on the launching PATH (or an absolute path):
-	 * its real path into `out`. -ENOENT when not found. */
+	/* Find an executable on the launching PATH (or check an absolute
+	 * path): where it was found into `out`, symlinks kept (multi-call
+	 * programs look at their name). -ENOENT when not found. */
 	int (*find_executable)(struct asb_ctx *ctx, const char *name, char *out, size_t out_len);
 
 	/* Plan changes (configure, pre_mount, env; -EBUSY later, which also
@@ -360,18 +364,20 @@ struct asb_hooks {
  * whose plan needs one that is missing, naming the protection, unless the
  * user accepted the weaker sandbox (sandbox.accept_weaker); --check and
  * --show-config report each. */
-#define ASB_CAP_FS_VIEW      (1ull << 0) /* the agent sees only the plan's entries */
-#define ASB_CAP_FS_RULES     (1ull << 1) /* host files stay in place; access allowed per
-                                          * entry, denied elsewhere (a profile) */
-#define ASB_CAP_FD_BINDS     (1ull << 2) /* paths exposed through their pinned fd */
-#define ASB_CAP_REMAP        (1ull << 3) /* an entry may appear away from its host path */
-#define ASB_CAP_EPHEMERAL    (1ull << 4) /* EPHEMERAL entries at any dest */
-#define ASB_CAP_FILES        (1ull << 5) /* FILE and SYMLINK entries at any dest */
-#define ASB_CAP_MASKS        (1ull << 6) /* MASK entries */
-#define ASB_CAP_PID_NS       (1ull << 7) /* no host process visible or signalable */
-#define ASB_CAP_NETNS        (1ull << 8) /* its own network namespace, handed back with
-                                          * sandbox_started: the core wires it */
-#define ASB_CAP_NET_RULES    (1ull << 9) /* enforces the network intent itself */
+#define ASB_CAP_FS_VIEW (1ull << 0) /* the agent sees only the plan's entries */
+#define ASB_CAP_FS_RULES                                                                           \
+	(1ull << 1)                   /* host files stay in place; access allowed per              \
+	                               * entry, denied elsewhere (a profile) */
+#define ASB_CAP_FD_BINDS  (1ull << 2) /* paths exposed through their pinned fd */
+#define ASB_CAP_REMAP     (1ull << 3) /* an entry may appear away from its host path */
+#define ASB_CAP_EPHEMERAL (1ull << 4) /* EPHEMERAL entries at any dest */
+#define ASB_CAP_FILES     (1ull << 5) /* FILE and SYMLINK entries at any dest */
+#define ASB_CAP_MASKS     (1ull << 6) /* MASK entries */
+#define ASB_CAP_PID_NS    (1ull << 7) /* no host process visible or signalable */
+#define ASB_CAP_NETNS                                                                              \
+	(1ull << 8)                       /* its own network namespace, handed back with           \
+	                                   * sandbox_started: the core wires it */
+#define ASB_CAP_NET_RULES    (1ull << 9)  /* enforces the network intent itself */
 #define ASB_CAP_SECCOMP      (1ull << 10) /* seccomp filters installed inside hold */
 #define ASB_CAP_LANDLOCK     (1ull << 11) /* Landlock rulesets applied inside hold */
 #define ASB_CAP_LIMITS       (1ull << 12) /* the plan's limits bind everything inside */

@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* The Linux backend: bubblewrap. Finds a bwrap it can trust (absolute path,
- * owned by root, not writable by anyone else), checks that user namespaces
- * work here, and renders the plan as its command line. */
+/* The Linux backend: bubblewrap. Finds a bwrap it can trust (in the fixed
+ * system directories, owned by root, not writable by anyone else), checks
+ * that user namespaces work here, renders the plan as its op list
+ * (bwrap_args.c), and runs the sandbox: bubblewrap reports its pid 1 on an
+ * info pipe and, when the core must wire the network first, waits on a
+ * block pipe until released. */
 #include "bwrap.h"
 
+#include "exec.h"
+#include "util.h"
+
+#include <dirent.h>
 #include <errno.h>
-#include <stdbool.h>
 #include <fcntl.h>
-#include <limits.h>
+#include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +26,6 @@
 #define ASB_BWRAP_PATH ""
 #endif
 
-static char bwrap_path[PATH_MAX];
-static char bwrap_version[64];
-
 static int find_bwrap(char *out, size_t len)
 {
 	const char *configured = ASB_BWRAP_PATH;
@@ -29,46 +33,13 @@ static int find_bwrap(char *out, size_t len)
 		snprintf(out, len, "%s", configured);
 		return access(out, X_OK) == 0 ? 0 : -errno;
 	}
-	/* The search path is fixed, not the caller's PATH: a writable directory
-	 * early in PATH must not decide which binary builds the sandbox. */
-	static const char *const dirs[] = {
-	    "/usr/bin", "/bin", "/usr/local/bin", "/usr/sbin", "/run/current-system/sw/bin", NULL};
-	for (const char *const *d = dirs; *d; d++) {
-		snprintf(out, len, "%s/bwrap", *d);
-		if (access(out, X_OK) == 0)
-			return 0;
-	}
-	return -ENOENT;
-}
-
-/* Root-owned and writable by root alone, the file and every directory above. */
-static int check_trust(const char *path, char *why, size_t why_len)
-{
-	char real[PATH_MAX];
-	if (!realpath(path, real))
-		return -errno;
-	char walk[PATH_MAX];
-	snprintf(walk, sizeof(walk), "%s", real);
-	for (;;) {
-		struct stat st;
-		if (stat(walk, &st) < 0)
-			return -errno;
-		if (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))) {
-			snprintf(why_len ? why : NULL, why_len,
-			         "%s is %s; bwrap must be owned by root and writable by root only",
-			         walk,
-			         st.st_uid != 0 ? "not owned by root" : "group/other-writable");
-			return -EPERM;
-		}
-		char *slash = strrchr(walk, '/');
-		if (!slash || slash == walk) {
-			if (strcmp(walk, "/") == 0)
-				break;
-			walk[1] = '\0';
-			continue;
-		}
-		*slash = '\0';
-	}
+	/* Fixed directories, not the caller's PATH: a writable directory early
+	 * in PATH must not decide which binary builds the sandbox. */
+	_cleanup_free_ char *found = NULL;
+	int r = exec_find_system("bwrap", &found);
+	if (r < 0)
+		return r;
+	snprintf(out, len, "%s", found);
 	return 0;
 }
 
@@ -166,16 +137,19 @@ static int read_int_file(const char *path, long *out)
 	return ok ? 0 : -EIO;
 }
 
-static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, char *why, size_t why_len)
+static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, void *data, uint64_t *caps,
+                       char *why, size_t why_len)
 {
-	int r = find_bwrap(bwrap_path, sizeof(bwrap_path));
+	struct bwrap *b = data;
+	(void)caps; /* everything it declares holds wherever it runs */
+	int r = find_bwrap(b->path, sizeof(b->path));
 	if (r < 0) {
 		snprintf(why, why_len,
 		         "bwrap (bubblewrap) is not installed; install it "
 		         "(apt-get install bubblewrap)");
 		return r;
 	}
-	if ((r = check_trust(bwrap_path, why, why_len)) < 0)
+	if ((r = exec_check_trusted(b->path, why, why_len)) < 0)
 		return r;
 	int64_t is_root = 0;
 	(void)host->policy_int(ctx, "is_root", &is_root);
@@ -192,39 +166,187 @@ static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, char *w
 		         "(kernel.unprivileged_userns_clone = 0)");
 		return -EPERM;
 	}
-	if ((r = cached_version(host, ctx, bwrap_path, bwrap_version, sizeof(bwrap_version))) < 0) {
-
-		snprintf(why, why_len, "%s --version failed", bwrap_path);
+	if ((r = cached_version(host, ctx, b->path, b->version, sizeof(b->version))) < 0) {
+		snprintf(why, why_len, "%s --version failed", b->path);
 		return r;
 	}
-	unsigned major = 0, minor = 0;
-	sscanf(bwrap_version, "%u.%u", &major, &minor);
-	bwrap_set_version(major, minor);
-	if (major == 0 && minor < 7) {
+	sscanf(b->version, "%u.%u", &b->major, &b->minor);
+	if (b->major == 0 && b->minor < 7) {
 		snprintf(why, why_len, "bwrap %s is too old: --ro-bind-fd needs 0.7 or newer",
-		         bwrap_version);
+		         b->version);
 		return -ENOTSUP;
 	}
 	host->log(ctx, ASB_LOG_INFO, "using %s, bubblewrap %s (root-owned, not writable by others)",
-	          bwrap_path, bwrap_version);
+	          b->path, b->version);
 	return 0;
 }
 
-static int bwrap_build(const struct asb_host *host, struct asb_ctx *ctx)
+static int bwrap_init(const struct asb_host *host, struct asb_ctx *ctx, void **data)
 {
-	if (!bwrap_path[0]) {
-		int r = find_bwrap(bwrap_path, sizeof(bwrap_path));
+	(void)host;
+	(void)ctx;
+	struct bwrap *b = calloc(1, sizeof(*b));
+	if (!b)
+		return -ENOMEM;
+	b->info[0] = b->info[1] = b->block[0] = b->block[1] = -1;
+	*data = b;
+	return 0;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void bwrap_fini(const struct asb_host *host, struct asb_ctx *ctx, void *data)
+{
+	(void)host;
+	(void)ctx;
+	struct bwrap *b = data;
+	if (!b)
+		return;
+	close_fd(&b->info[0]);
+	close_fd(&b->info[1]);
+	close_fd(&b->block[0]);
+	close_fd(&b->block[1]);
+	free(b);
+}
+
+static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void *data)
+{
+	struct bwrap *b = data;
+	int64_t hold = 0;
+	(void)host->policy_int(ctx, "hold", &hold);
+	int r = pipe_cloexec(b->info);
+	/* Holding the sandbox costs a round trip: only when the core needs it. */
+	if (r >= 0 && hold)
+		r = pipe_cloexec(b->block);
+	return r;
+}
+
+static int bwrap_build(const struct asb_host *host, struct asb_ctx *ctx, void *data)
+{
+	struct bwrap *b = data;
+	if (!b->path[0]) {
+		int r = find_bwrap(b->path, sizeof(b->path));
 		if (r < 0)
 			return r;
 	}
-	return bwrap_render(host, ctx, bwrap_path);
+	return bwrap_render(host, ctx, b);
 }
 
-static int bwrap_describe(const struct asb_host *host, struct asb_ctx *ctx)
+/* bubblewrap writes {"child-pid": N} on the info fd and closes it; read to
+ * the end (once). */
+static void read_info(struct bwrap *b)
 {
-	int r = host->describe(ctx, "path", bwrap_path[0] ? bwrap_path : "(not found)");
+	if (b->info_done || b->info[0] < 0)
+		return;
+	b->info_done = true;
+	close_fd(&b->info[1]);
+	char buf[512];
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(b->info[0], buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len >= sizeof(buf) - 1)
+			break;
+	}
+	buf[len] = '\0';
+	close_fd(&b->info[0]);
+	const char *k = strstr(buf, "\"child-pid\"");
+	if (k && (k = strchr(k, ':')))
+		b->sandbox_pid = (pid_t)strtol(k + 1, NULL, 10);
+}
+
+static int bwrap_await_start(const struct asb_host *host, struct asb_ctx *ctx, void *data)
+{
+	struct bwrap *b = data;
+	close_fd(&b->block[0]);
+	read_info(b);
+	if (b->sandbox_pid <= 0)
+		return -ECHILD;
+	struct asb_sandbox sb = {.struct_size = sizeof(sb), .pid = b->sandbox_pid, .netns_fd = -1};
+	return host->sandbox_started(ctx, &sb);
+}
+
+static int bwrap_release(const struct asb_host *host, struct asb_ctx *ctx, void *data)
+{
+	(void)host;
+	(void)ctx;
+	struct bwrap *b = data;
+	if (b->block[1] < 0)
+		return 0;
+	int r = write_all(b->block[1], "x", 1);
+	close_fd(&b->block[1]);
+	return r;
+}
+
+/* bubblewrap's pid 1 is a reaper that does not pass signals on: deliver
+ * them to its children (the agent) directly. */
+static int forward_to_children(pid_t parent, int sig)
+{
+	_cleanup_closedir_ DIR *d = opendir("/proc");
+	if (!d)
+		return -errno;
+	int sent = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+		if (*end || pid <= 0)
+			continue;
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+		_cleanup_free_ char *stat = NULL;
+		if (read_file(path, &stat, NULL) < 0)
+			continue;
+		/* The comm field may hold spaces and parens: parse after the last ')'. */
+		char *rp = strrchr(stat, ')');
+		int ppid = 0;
+		if (!rp || sscanf(rp + 1, " %*c %d", &ppid) != 1)
+			continue;
+		if (ppid == parent && kill((pid_t)pid, sig) == 0)
+			sent++;
+	}
+	return sent;
+}
+
+static int bwrap_signal(const struct asb_host *host, struct asb_ctx *ctx, void *data, int sig)
+{
+	(void)host;
+	(void)ctx;
+	struct bwrap *b = data;
+	close_fd(&b->block[0]);
+	read_info(b);
+	return b->sandbox_pid > 0 && forward_to_children(b->sandbox_pid, sig) > 0 ? 0 : -ESRCH;
+}
+
+static int bwrap_wait(const struct asb_host *host, struct asb_ctx *ctx, void *data, int wstatus)
+{
+	(void)host;
+	(void)ctx;
+	struct bwrap *b = data;
+	read_info(b);
+	/* No pid reported: bubblewrap failed before the sandbox existed. */
+	if (b->sandbox_pid <= 0)
+		return -EIO;
+	if (WIFEXITED(wstatus))
+		return WEXITSTATUS(wstatus);
+	return WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : -EIO;
+}
+
+static int bwrap_describe(const struct asb_host *host, struct asb_ctx *ctx, void *data)
+{
+	const struct bwrap *b = data;
+	int r = host->describe(ctx, "path", b->path[0] ? b->path : "(not found)");
 	if (r >= 0)
-		r = host->describe(ctx, "version", bwrap_version[0] ? bwrap_version : "unknown");
+		r = host->describe(ctx, "version", b->version[0] ? b->version : "unknown");
 	return r;
 }
 
@@ -235,8 +357,16 @@ static const struct asb_hooks hooks = {
 
 static const struct asb_backend_ops ops = {
     .struct_size = sizeof(struct asb_backend_ops),
+    .caps = ASB_CAP_FS_VIEW | ASB_CAP_FD_BINDS | ASB_CAP_REMAP | ASB_CAP_EPHEMERAL | ASB_CAP_FILES |
+            ASB_CAP_MASKS | ASB_CAP_PID_NS | ASB_CAP_NETNS | ASB_CAP_SECCOMP | ASB_CAP_LANDLOCK |
+            ASB_CAP_LIMITS | ASB_CAP_NO_NEW_PRIVS | ASB_CAP_HOLD,
     .probe = bwrap_probe,
+    .prepare = bwrap_prepare,
     .build = bwrap_build,
+    .await_start = bwrap_await_start,
+    .release = bwrap_release,
+    .signal = bwrap_signal,
+    .wait = bwrap_wait,
 };
 
 static const char *const no_keys[] = {NULL};
@@ -248,9 +378,11 @@ static const struct asb_plugin descriptor = {
     .struct_size = sizeof(struct asb_plugin),
     .kind = ASB_KIND_BACKEND,
     .name = "bwrap",
-    .version = "0.1.0",
+    .version = "0.2.0",
     .description = "Linux backend: bubblewrap namespaces and bind mounts",
     .config_keys = no_keys,
+    .init = bwrap_init,
+    .fini = bwrap_fini,
     .hooks = &hooks,
     .backend = &ops,
 };

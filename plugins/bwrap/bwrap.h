@@ -1,15 +1,30 @@
 /* SPDX-License-Identifier: MIT */
+/* The bubblewrap backend's state and its two halves: the binary it trusts
+ * and runs (bwrap.c), and the plan rendered as bubblewrap's op list
+ * (bwrap_args.c). */
 #ifndef ASB_BWRAP_H
 #define ASB_BWRAP_H
 
 #include <agentsandbox/plugin.h>
 
-/* Render the plan as bubblewrap arguments through host->out_arg, starting
- * with `bwrap_path`. Pure: no fork, no exec, no filesystem changes. */
-int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const char *bwrap_path);
+#include <limits.h>
+#include <stdbool.h>
+#include <sys/types.h>
 
-/* The bwrap version found by probe (decides optional flags such as
- * --disable-userns, 0.8+). Unknown: none of them. */
-void bwrap_set_version(unsigned major, unsigned minor);
+struct bwrap {
+	char path[PATH_MAX];
+	char version[64];
+	unsigned major, minor;
+	/* Runtime (from prepare): bubblewrap reports the sandbox's pid on
+	 * info and waits on block until released. [0] read end, [1] write end. */
+	int info[2];
+	int block[2];
+	pid_t sandbox_pid; /* bubblewrap's pid 1 inside, once read from info */
+	bool info_done;
+};
+
+/* Render the plan as bubblewrap arguments through host->out_arg. Pure: no
+ * fork, no exec, no filesystem changes. */
+int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b);
 
 #endif

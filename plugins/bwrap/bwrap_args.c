@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* Plan → bubblewrap argv. Binds use the fds the host opened and checked
- * (--ro-bind-fd), so what runs is exactly what was validated. */
+/* Plan → bubblewrap's op list. Paths go by the fds the host opened and
+ * checked (--ro-bind-fd), so what runs is exactly what was validated. The
+ * executables on PATH become a read-only tmpfs of symlinks at ASB_BIN_DIR. */
 #include "bwrap.h"
 
+#include "util.h"
+
 #include <errno.h>
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -15,17 +17,9 @@
 			return _r;                                                                 \
 	} while (0)
 
-static unsigned version_major, version_minor;
-
-void bwrap_set_version(unsigned major, unsigned minor)
+static bool version_at_least(const struct bwrap *b, unsigned major, unsigned minor)
 {
-	version_major = major;
-	version_minor = minor;
-}
-
-static bool version_at_least(unsigned major, unsigned minor)
-{
-	return version_major > major || (version_major == major && version_minor >= minor);
+	return b->major > major || (b->major == major && b->minor >= minor);
 }
 
 static int out_fd(const struct asb_host *host, struct asb_ctx *ctx, int fd)
@@ -49,129 +43,150 @@ static int out_perms(const struct asb_host *host, struct asb_ctx *ctx, uint32_t 
 	return 0;
 }
 
-static int render_mount(const struct asb_host *host, struct asb_ctx *ctx, const struct asb_mount *m)
+static int render_path(const struct asb_host *host, struct asb_ctx *ctx, const struct asb_entry *e)
 {
 	int r;
-	bool try = m->flags & ASB_MOUNT_F_TRY;
-	switch (m->type) {
-	case ASB_MOUNT_RO_BIND:
-	case ASB_MOUNT_BIND:
-	case ASB_MOUNT_DEV_BIND:
-		if (m->fd >= 0 && m->type != ASB_MOUNT_DEV_BIND) {
-			OUT(m->type == ASB_MOUNT_RO_BIND ? "--ro-bind-fd" : "--bind-fd");
-			if ((r = out_fd(host, ctx, m->fd)) < 0)
-				return r;
-		} else {
-			if (!m->source)
-				return -EINVAL;
-			OUT(m->type == ASB_MOUNT_RO_BIND ? (try ? "--ro-bind-try" : "--ro-bind")
-			    : m->type == ASB_MOUNT_BIND  ? (try ? "--bind-try" : "--bind")
-			                                 : (try ? "--dev-bind-try" : "--dev-bind"));
-			OUT(m->source);
-		}
-		OUT(m->dest);
-		return 0;
-	case ASB_MOUNT_TMPFS:
-		if ((r = out_perms(host, ctx, m->mode)) < 0)
+	if (e->type == ASB_ENTRY_DEVICE) {
+		OUT("--dev-bind");
+		OUT(e->host_path);
+	} else if (e->fd >= 0) {
+		OUT(e->type == ASB_ENTRY_READ ? "--ro-bind-fd" : "--bind-fd");
+		if ((r = out_fd(host, ctx, e->fd)) < 0)
+			return r;
+	} else {
+		/* Only a dry run shows unopened paths (a missing rw dir). */
+		OUT(e->type == ASB_ENTRY_READ ? "--ro-bind" : "--bind");
+		OUT(e->host_path);
+	}
+	OUT(e->dest);
+	return 0;
+}
+
+static int render_entry(const struct asb_host *host, struct asb_ctx *ctx, const struct asb_entry *e)
+{
+	int r;
+	switch (e->type) {
+	case ASB_ENTRY_READ:
+	case ASB_ENTRY_WRITE:
+	case ASB_ENTRY_DEVICE:
+		return render_path(host, ctx, e);
+	case ASB_ENTRY_EPHEMERAL:
+		if ((r = out_perms(host, ctx, e->mode)) < 0)
 			return r;
 		OUT("--tmpfs");
-		OUT(m->dest);
+		OUT(e->dest);
 		return 0;
-	case ASB_MOUNT_DIR:
-		if ((r = out_perms(host, ctx, m->mode)) < 0)
-			return r;
-		OUT("--dir");
-		OUT(m->dest);
-		return 0;
-	case ASB_MOUNT_DATA:
-		if (m->fd < 0)
+	case ASB_ENTRY_MASK:
+		if (e->flags & ASB_ENTRY_F_DIR) {
+			/* An empty directory nothing can be created in. */
+			if ((r = out_perms(host, ctx, 0555)) < 0)
+				return r;
+			OUT("--tmpfs");
+			OUT(e->dest);
+			OUT("--remount-ro");
+			OUT(e->dest);
+			return 0;
+		}
+		/* An empty read-only file: like a generated one. */
+		__attribute__((fallthrough));
+	case ASB_ENTRY_FILE:
+		if (e->fd < 0)
 			return -EINVAL;
-		if ((r = out_perms(host, ctx, m->mode)) < 0)
+		if ((r = out_perms(host, ctx, e->mode ? e->mode : 0444)) < 0)
 			return r;
 		OUT("--ro-bind-data");
-		if ((r = out_fd(host, ctx, m->fd)) < 0)
+		if ((r = out_fd(host, ctx, e->fd)) < 0)
 			return r;
-		OUT(m->dest);
+		OUT(e->dest);
 		return 0;
-	case ASB_MOUNT_SYMLINK:
-		if (!m->source)
-			return -EINVAL;
+	case ASB_ENTRY_SYMLINK:
 		OUT("--symlink");
-		OUT(m->source);
-		OUT(m->dest);
+		OUT(e->host_path);
+		OUT(e->dest);
 		return 0;
-	case ASB_MOUNT_PROC:
+	case ASB_ENTRY_PROC:
 		OUT("--proc");
-		OUT(m->dest);
+		OUT(e->dest);
 		return 0;
-	case ASB_MOUNT_DEV:
+	case ASB_ENTRY_DEVFS:
 		OUT("--dev");
-		OUT(m->dest);
-		return 0;
-	case ASB_MOUNT_MQUEUE:
-		OUT("--mqueue");
-		OUT(m->dest);
-		return 0;
-	case ASB_MOUNT_REMOUNT_RO:
-		OUT("--remount-ro");
-		OUT(m->dest);
+		OUT(e->dest);
 		return 0;
 	}
 	return -EOPNOTSUPP;
 }
 
-int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const char *bwrap_path)
+/* ASB_RUN_DIR: a tmpfs holding bin/ with a symlink per executable (made
+ * read-only at the end, after the core's own entries under it). */
+static int render_bin_dir(const struct asb_host *host, struct asb_ctx *ctx)
 {
 	int r;
-	uint32_t flags = host->plan_flags(ctx);
+	if ((r = out_perms(host, ctx, 0755)) < 0)
+		return r;
+	OUT("--tmpfs");
+	OUT(ASB_RUN_DIR);
+	if ((r = out_perms(host, ctx, 0755)) < 0)
+		return r;
+	OUT("--dir");
+	OUT(ASB_BIN_DIR);
+	int n = host->plan_exec_count(ctx);
+	for (int i = 0; i < n; i++) {
+		struct asb_exec x = {.struct_size = sizeof(x)};
+		if ((r = host->plan_exec_get(ctx, (uint32_t)i, &x)) < 0)
+			return r;
+		char dest[PATH_MAX];
+		if (snprintf(dest, sizeof(dest), "%s/%s", ASB_BIN_DIR, x.name) >= (int)sizeof(dest))
+			return -ENAMETOOLONG;
+		OUT("--symlink");
+		OUT(x.host_path);
+		OUT(dest);
+	}
+	return 0;
+}
+
+int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b)
+{
+	int r;
 	int64_t is_root = 0;
 	(void)host->policy_int(ctx, "is_root", &is_root);
 
-	OUT(bwrap_path);
-	/* Every namespace; the network one too unless the plan shares it. */
+	OUT(b->path);
+	/* Every namespace; the core wires the network one when it must. */
 	OUT("--unshare-user");
 	OUT("--unshare-ipc");
 	OUT("--unshare-pid");
 	OUT("--unshare-uts");
 	OUT("--unshare-cgroup-try");
-	if (!(flags & ASB_PLAN_SHARE_NET))
-		OUT("--unshare-net");
-	if (flags & ASB_PLAN_DIE_WITH_PARENT)
-		OUT("--die-with-parent");
-	if (flags & ASB_PLAN_NEW_SESSION)
-		OUT("--new-session");
+	OUT("--unshare-net");
+	OUT("--die-with-parent");
 	/* As root, bubblewrap would keep capabilities inside: drop them all. */
 	if (is_root) {
 		OUT("--cap-drop");
 		OUT("ALL");
 	}
 
-	int n = host->plan_mount_count(ctx);
+	bool bin_done = false;
+	int n = host->plan_entry_count(ctx);
 	for (int i = 0; i < n; i++) {
-		struct asb_mount m = {.struct_size = sizeof(m)};
-		if ((r = host->plan_mount_get(ctx, (uint32_t)i, &m)) < 0)
+		struct asb_entry e = {.struct_size = sizeof(e)};
+		if ((r = host->plan_entry_get(ctx, (uint32_t)i, &e)) < 0)
 			return r;
-		if ((r = render_mount(host, ctx, &m)) < 0)
-			return r;
-	}
-
-	/* Seccomp programs last, so they apply to the agent only: bubblewrap
-	 * installs them right before its exec. */
-	if (ASB_HAS(host, struct asb_host, plan_seccomp_count) &&
-	    ASB_HAS(host, struct asb_host, plan_seccomp_fd)) {
-		int count = host->plan_seccomp_count(ctx);
-		for (int i = 0; i < count; i++) {
-			int fd = host->plan_seccomp_fd(ctx, (uint32_t)i);
-			if (fd < 0)
-				return fd;
-			OUT("--add-seccomp-fd");
-			if ((r = out_fd(host, ctx, fd)) < 0)
+		if (!bin_done && path_is_within(e.dest, ASB_RUN_DIR)) {
+			if ((r = render_bin_dir(host, ctx)) < 0)
 				return r;
+			bin_done = true;
 		}
+		if ((r = render_entry(host, ctx, &e)) < 0)
+			return r;
 	}
+	if (!bin_done && (r = render_bin_dir(host, ctx)) < 0)
+		return r;
+	OUT("--remount-ro");
+	OUT(ASB_RUN_DIR);
+
 	/* A second layer under seccomp's: the sandbox's user namespace allows
 	 * no nested one. */
-	if ((flags & ASB_PLAN_NO_USERNS) && version_at_least(0, 8))
+	if ((host->plan_hardening(ctx) & ASB_HARD_NO_USERNS) && version_at_least(b, 0, 8))
 		OUT("--disable-userns");
 
 	const char *dir = host->plan_chdir(ctx);
@@ -179,16 +194,14 @@ int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const char *b
 		OUT("--chdir");
 		OUT(dir);
 	}
-	int info = host->runtime_fd(ctx, "info");
-	if (info >= 0) {
+	if (b->info[1] >= 0) {
 		OUT("--info-fd");
-		if ((r = out_fd(host, ctx, info)) < 0)
+		if ((r = out_fd(host, ctx, b->info[1])) < 0)
 			return r;
 	}
-	int block = host->runtime_fd(ctx, "block");
-	if (block >= 0) {
+	if (b->block[0] >= 0) {
 		OUT("--block-fd");
-		if ((r = out_fd(host, ctx, block)) < 0)
+		if ((r = out_fd(host, ctx, b->block[0])) < 0)
 			return r;
 	}
 	/* The environment reaches bubblewrap through execve, never argv: argv is

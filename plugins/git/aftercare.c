@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "aftercare.h"
 
+#include <string.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

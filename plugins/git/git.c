@@ -15,12 +15,15 @@
 #include "repo_scan.h"
 #include "util.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 #define DEFAULT_MAX_REPOS 128
 #define DEFAULT_MAX_DEPTH 8
 #define DEFAULT_MAX_DIRS  20000
 
-/* One launch per process: the state lives from configure to post_exit. */
-static struct {
+/* Per launch, from init to fini. */
+struct git_state {
 	int protect;
 	struct rs_limits limits;
 	int scanned; /* 1 ok, < 0 failed */
@@ -30,18 +33,34 @@ static struct {
 	char **rw_paths;
 	struct rs_result scan;
 	struct placeholders placeholders;
-} g;
+};
 
-static void state_reset(void)
+static void state_reset(struct git_state *g)
 {
-	rs_result_free(&g.scan);
-	placeholders_free(&g.placeholders);
-	for (char **p = g.rw_paths; p && *p; p++)
+	rs_result_free(&g->scan);
+	placeholders_free(&g->placeholders);
+	for (char **p = g->rw_paths; p && *p; p++)
 		free(*p);
-	free(g.rw_paths);
-	free(g.workspace);
-	free(g.home);
-	g = (__typeof__(g)){0};
+	free(g->rw_paths);
+	free(g->workspace);
+	free(g->home);
+	*g = (struct git_state){0};
+}
+
+static int git_init(const struct asb_host *host, struct asb_ctx *ctx, void **data)
+{
+	(void)host;
+	(void)ctx;
+	return (*data = calloc(1, sizeof(struct git_state))) ? 0 : -ENOMEM;
+}
+
+static void git_fini(const struct asb_host *host, struct asb_ctx *ctx, void *data)
+{
+	(void)host;
+	(void)ctx;
+	if (data)
+		state_reset(data);
+	free(data);
 }
 
 static int read_limit(const struct asb_host *host, struct asb_ctx *ctx, const char *key,
@@ -58,11 +77,12 @@ static int read_limit(const struct asb_host *host, struct asb_ctx *ctx, const ch
 	return 0;
 }
 
-static int git_configure(const struct asb_host *host, struct asb_ctx *ctx)
+static int git_configure(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
-	state_reset();
-	g.protect = 1;
-	g.limits = (struct rs_limits){
+	struct git_state *g = data;
+	state_reset(g);
+	g->protect = 1;
+	g->limits = (struct rs_limits){
 	    .max_repos = DEFAULT_MAX_REPOS,
 	    .max_depth = DEFAULT_MAX_DEPTH,
 	    .max_dirs = DEFAULT_MAX_DIRS,
@@ -71,19 +91,19 @@ static int git_configure(const struct asb_host *host, struct asb_ctx *ctx)
 	if (r < 0)
 		return r;
 	if (r > 0)
-		g.protect = !!v;
-	if ((r = read_limit(host, ctx, "max_repos", &g.limits.max_repos)) < 0 ||
-	    (r = read_limit(host, ctx, "max_depth", &g.limits.max_depth)) < 0 ||
-	    (r = read_limit(host, ctx, "max_dirs", &g.limits.max_dirs)) < 0)
+		g->protect = !!v;
+	if ((r = read_limit(host, ctx, "max_repos", &g->limits.max_repos)) < 0 ||
+	    (r = read_limit(host, ctx, "max_depth", &g->limits.max_depth)) < 0 ||
+	    (r = read_limit(host, ctx, "max_dirs", &g->limits.max_dirs)) < 0)
 		return r;
-	if (!g.protect)
+	if (!g->protect)
 		host->log(ctx, ASB_LOG_WARN,
 		          "git protection is off: the agent can write git hooks and config that "
 		          "run on the host at your next git command");
 	return 0;
 }
 
-static int collect_rw_paths(const struct asb_host *host, struct asb_ctx *ctx)
+static int collect_rw_paths(const struct asb_host *host, struct asb_ctx *ctx, struct git_state *g)
 {
 	static const char *const lists[] = {"rw_dirs", "rw_files"};
 	size_t n = 0;
@@ -91,15 +111,15 @@ static int collect_rw_paths(const struct asb_host *host, struct asb_ctx *ctx)
 		int c = host->policy_list_count(ctx, lists[l]);
 		n += c > 0 ? (size_t)c : 0;
 	}
-	g.rw_paths = calloc(n + 1, sizeof(char *));
-	if (!g.rw_paths)
+	g->rw_paths = calloc(n + 1, sizeof(char *));
+	if (!g->rw_paths)
 		return -ENOMEM;
 	size_t w = 0;
 	for (size_t l = 0; l < 2; l++) {
 		int c = host->policy_list_count(ctx, lists[l]);
 		for (int i = 0; i < c && w < n; i++) {
 			const char *p = host->policy_list_get(ctx, lists[l], (uint32_t)i);
-			if (p && p[0] == '/' && !(g.rw_paths[w++] = strdup(p)))
+			if (p && p[0] == '/' && !(g->rw_paths[w++] = strdup(p)))
 				return -ENOMEM;
 		}
 	}
@@ -107,49 +127,49 @@ static int collect_rw_paths(const struct asb_host *host, struct asb_ctx *ctx)
 }
 
 /* Scan once; describe and pre_mount share the result. */
-static int ensure_scanned(const struct asb_host *host, struct asb_ctx *ctx)
+static int ensure_scanned(const struct asb_host *host, struct asb_ctx *ctx, struct git_state *g)
 {
-	if (g.scanned)
-		return g.scanned < 0 ? g.scanned : 0;
+	if (g->scanned)
+		return g->scanned < 0 ? g->scanned : 0;
 	const char *ws = host->policy_string(ctx, "workspace");
 	const char *home = host->policy_string(ctx, "home");
 	if (!ws || ws[0] != '/') {
 		host->log(ctx, ASB_LOG_ERROR, "no absolute workspace to protect");
-		return g.scanned = -EINVAL;
+		return g->scanned = -EINVAL;
 	}
-	int r = collect_rw_paths(host, ctx);
+	int r = collect_rw_paths(host, ctx, g);
 	if (r < 0)
-		return g.scanned = r;
-	g.workspace = strdup(ws);
-	g.home = home ? strdup(home) : NULL;
-	if (!g.workspace || (home && !g.home))
-		return g.scanned = -ENOMEM;
-	g.opt = (struct rs_options){
-	    .workspace = g.workspace,
-	    .home = g.home,
-	    .rw_paths = (const char *const *)g.rw_paths,
-	    .limits = g.limits,
+		return g->scanned = r;
+	g->workspace = strdup(ws);
+	g->home = home ? strdup(home) : NULL;
+	if (!g->workspace || (home && !g->home))
+		return g->scanned = -ENOMEM;
+	g->opt = (struct rs_options){
+	    .workspace = g->workspace,
+	    .home = g->home,
+	    .rw_paths = (const char *const *)g->rw_paths,
+	    .limits = g->limits,
 	};
-	r = rs_scan(&g.opt, &g.scan);
+	r = rs_scan(&g->opt, &g->scan);
 	if (r < 0) {
 		host->log(ctx, ASB_LOG_ERROR,
 		          "cannot protect %s (%s): refusing to launch; git protection can be "
 		          "turned off with --no-git-protection",
-		          g.scan.error_path ? g.scan.error_path : ws,
+		          g->scan.error_path ? g->scan.error_path : ws,
 		          r == -ELOOP ? "it is a symlink, which a read-only mount cannot pin"
 		                      : strerror(-r));
-		return g.scanned = r;
+		return g->scanned = r;
 	}
-	return g.scanned = 1, 0;
+	return g->scanned = 1, 0;
 }
 
-static void log_scan(const struct asb_host *host, struct asb_ctx *ctx)
+static void log_scan(const struct asb_host *host, struct asb_ctx *ctx, const struct git_state *g)
 {
-	const struct rs_result *s = &g.scan;
+	const struct rs_result *s = &g->scan;
 	if (s->tree_root)
 		host->log(ctx, ASB_LOG_INFO,
 		          "working-tree root %s exposed read-only (workspace %s stays writable)",
-		          s->tree_root, g.workspace);
+		          s->tree_root, g->workspace);
 	if (s->skipped_root)
 		host->log(ctx, ASB_LOG_WARN,
 		          "the workspace is inside the working tree %s, which is not exposed "
@@ -176,48 +196,45 @@ static void log_scan(const struct asb_host *host, struct asb_ctx *ctx)
 		          "plugins.git.max_* to cover them",
 		          s->limits_hit & RS_LIMIT_REPOS ? "repos " : "",
 		          s->limits_hit & RS_LIMIT_DEPTH ? "depth " : "",
-		          s->limits_hit & RS_LIMIT_DIRS ? "dirs " : "", g.limits.max_repos,
-		          g.limits.max_depth, g.limits.max_dirs);
+		          s->limits_hit & RS_LIMIT_DIRS ? "dirs " : "", g->limits.max_repos,
+		          g->limits.max_depth, g->limits.max_dirs);
 }
 
 static int apply_mount(const struct asb_host *host, struct asb_ctx *ctx, const struct rs_mount *m)
 {
-	struct asb_mount am = {.struct_size = sizeof(am), .fd = -1, .dest = m->path};
-	int r;
+	struct asb_entry e = {.struct_size = sizeof(e), .fd = -1, .dest = m->path};
 	switch (m->op) {
 	case RS_BIND_RO:
-		return host->plan_bind(ctx, ASB_MOUNT_RO_BIND, m->path, NULL, 0);
+		return host->plan_path(ctx, ASB_ENTRY_READ, m->path, NULL, 0);
 	case RS_BIND_RW:
-		return host->plan_bind(ctx, ASB_MOUNT_BIND, m->path, NULL, 0);
+		return host->plan_path(ctx, ASB_ENTRY_WRITE, m->path, NULL, ASB_ENTRY_F_EXEC);
 	case RS_MASK_FILE:
-		return host->plan_add_data(ctx, m->path, "", 0, 0444);
+		e.type = ASB_ENTRY_MASK;
+		return host->plan_entry(ctx, &e);
 	case RS_MASK_DIR:
-		am.type = ASB_MOUNT_TMPFS;
-		am.mode = 0555;
-		if ((r = host->plan_add_mount(ctx, &am)) < 0)
-			return r;
-		am.type = ASB_MOUNT_REMOUNT_RO;
-		am.mode = 0;
-		return host->plan_add_mount(ctx, &am);
+		e.type = ASB_ENTRY_MASK;
+		e.flags = ASB_ENTRY_F_DIR;
+		return host->plan_entry(ctx, &e);
 	case RS_TMPFS:
-		am.type = ASB_MOUNT_TMPFS;
-		am.mode = 0755;
-		return host->plan_add_mount(ctx, &am);
+		e.type = ASB_ENTRY_EPHEMERAL;
+		e.mode = 0755;
+		return host->plan_entry(ctx, &e);
 	}
 	return -EINVAL;
 }
 
-static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx)
+static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
-	if (!g.protect)
+	struct git_state *g = data;
+	if (!g->protect)
 		return 0;
-	int r = ensure_scanned(host, ctx);
+	int r = ensure_scanned(host, ctx, g);
 	if (r < 0)
 		return r;
-	log_scan(host, ctx);
+	log_scan(host, ctx, g);
 	unsigned pinned = 0;
-	for (size_t i = 0; i < g.scan.n_mounts; i++) {
-		const struct rs_mount *m = &g.scan.mounts[i];
+	for (size_t i = 0; i < g->scan.n_mounts; i++) {
+		const struct rs_mount *m = &g->scan.mounts[i];
 		r = apply_mount(host, ctx, m);
 		if (r < 0) {
 			host->log(ctx, ASB_LOG_ERROR, "cannot add %s of %s: %s", rs_op_name(m->op),
@@ -225,7 +242,7 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx)
 			return r;
 		}
 		if (m->placeholder) {
-			r = placeholders_add(&g.placeholders, m->path, m->op != RS_MASK_FILE);
+			r = placeholders_add(&g->placeholders, m->path, m->op != RS_MASK_FILE);
 			if (r < 0) {
 				host->log(ctx, ASB_LOG_ERROR, "cannot lock the parent of %s: %s",
 				          m->path, strerror(-r));
@@ -255,16 +272,17 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx)
 		          "%u directories bound over themselves so that they cannot be renamed "
 		          "away with the protections inside",
 		          pinned);
-	g.applied = 1;
+	g->applied = 1;
 	return 0;
 }
 
 /* With no declared identity git must fail, not invent one from the passwd
  * entry and host name: user.useConfigOnly, appended to any GIT_CONFIG_*
  * the policy already sets. */
-static int git_env(const struct asb_host *host, struct asb_ctx *ctx)
+static int git_env(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
-	if (!g.protect)
+	const struct git_state *g = data;
+	if (!g->protect)
 		return 0;
 	long count = 0;
 	int n = host->plan_env_count(ctx);
@@ -296,29 +314,30 @@ static int git_env(const struct asb_host *host, struct asb_ctx *ctx)
 	return r;
 }
 
-static int git_describe(const struct asb_host *host, struct asb_ctx *ctx)
+static int git_describe(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
-	if (!g.protect)
+	struct git_state *g = data;
+	if (!g->protect)
 		return host->describe(ctx, "protect", "false (git hooks and config are writable)");
 	int r = host->describe(ctx, "protect", "true");
 	if (r < 0)
 		return r;
-	if ((r = ensure_scanned(host, ctx)) < 0)
+	if ((r = ensure_scanned(host, ctx, g)) < 0)
 		return r;
 	char buf[128];
-	snprintf(buf, sizeof(buf), "%zu repositories, %u directories scanned%s", g.scan.n_repos,
-	         g.scan.dirs_scanned, g.scan.limits_hit ? " (limit hit)" : "");
+	snprintf(buf, sizeof(buf), "%zu repositories, %u directories scanned%s", g->scan.n_repos,
+	         g->scan.dirs_scanned, g->scan.limits_hit ? " (limit hit)" : "");
 	if ((r = host->describe(ctx, "scan", buf)) < 0)
 		return r;
-	if (g.scan.tree_root && (r = host->describe(ctx, "tree_root", g.scan.tree_root)) < 0)
+	if (g->scan.tree_root && (r = host->describe(ctx, "tree_root", g->scan.tree_root)) < 0)
 		return r;
-	for (size_t i = 0; i < g.scan.n_repos && r >= 0; i++)
-		if (g.scan.repos[i].exposed)
-			r = host->describe(ctx, rs_kind_name(g.scan.repos[i].kind),
-			                   g.scan.repos[i].worktree ? g.scan.repos[i].worktree
-			                                            : g.scan.repos[i].gitdir);
-	for (size_t i = 0; i < g.scan.n_mounts && r >= 0; i++) {
-		const struct rs_mount *m = &g.scan.mounts[i];
+	for (size_t i = 0; i < g->scan.n_repos && r >= 0; i++)
+		if (g->scan.repos[i].exposed)
+			r = host->describe(ctx, rs_kind_name(g->scan.repos[i].kind),
+			                   g->scan.repos[i].worktree ? g->scan.repos[i].worktree
+			                                             : g->scan.repos[i].gitdir);
+	for (size_t i = 0; i < g->scan.n_mounts && r >= 0; i++) {
+		const struct rs_mount *m = &g->scan.mounts[i];
 		if (m->op == RS_BIND_RO || m->op == RS_MASK_FILE || m->op == RS_MASK_DIR)
 			r = host->describe(ctx, m->op == RS_BIND_RO ? "read_only" : "masked",
 			                   m->path);
@@ -326,16 +345,17 @@ static int git_describe(const struct asb_host *host, struct asb_ctx *ctx)
 	return r;
 }
 
-static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, int status)
+static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void *data, int status)
 {
+	struct git_state *g = data;
 	int64_t dry_run = 0;
 	(void)host->policy_int(ctx, "dry_run", &dry_run);
-	if (g.protect && g.applied) {
-		placeholders_cleanup(host, ctx, &g.placeholders);
+	if (g->protect && g->applied) {
+		placeholders_cleanup(host, ctx, &g->placeholders);
 		if (!dry_run && status >= 0) /* the agent ran */
-			audit_after_exit(host, ctx, &g.opt, &g.scan);
+			audit_after_exit(host, ctx, &g->opt, &g->scan);
 	}
-	state_reset();
+	state_reset(g);
 }
 
 static const struct asb_hooks git_hooks = {
@@ -350,6 +370,17 @@ static const struct asb_hooks git_hooks = {
 static const char *const git_config_keys[] = {"protect", "max_repos", "max_depth", "max_dirs",
                                               NULL};
 
+static const struct asb_option git_options[] = {
+    {.struct_size = sizeof(struct asb_option),
+     .type = ASB_OPT_BOOL,
+     .key = "protect",
+     .flag = "git-protection",
+     .negative = "no-git-protection",
+     .env = "GIT_PROTECTION",
+     .help = "git hooks, config and pointer files read-only (default: on; off is warned)"},
+    {0},
+};
+
 static const struct asb_plugin git_plugin = {
     .magic = ASB_PLUGIN_MAGIC,
     .abi_major = ASB_ABI_MAJOR,
@@ -361,6 +392,10 @@ static const struct asb_plugin git_plugin = {
     .description = "git protection: hooks, config and pointer files read-only in every "
                    "repository of the workspace",
     .config_keys = git_config_keys,
+    .options = git_options,
+    .load = ASB_LOAD_DEFAULT,
+    .init = git_init,
+    .fini = git_fini,
     .hooks = &git_hooks,
 };
 

@@ -12,6 +12,7 @@
  */
 #include "repo_scan.h"
 
+#include <string.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -404,8 +405,8 @@ children:;
 
 static bool visible(struct scan *s, const char *path)
 {
-	return path_is_under(path, s->ws) ||
-	       (s->r->tree_root && path_is_under(path, s->r->tree_root));
+	return path_is_within(path, s->ws) ||
+	       (s->r->tree_root && path_is_within(path, s->r->tree_root));
 }
 
 static int add_repo(struct scan *s, int kind, bool exposed, const char *worktree,
@@ -513,7 +514,7 @@ static bool root_allowed(const char *root, const char *home)
 {
 	if (strcmp(root, "/") == 0 || strchr(root + 1, '/') == NULL)
 		return false;
-	return !(home && home[0] == '/' && path_is_under(home, root));
+	return !(home && home[0] == '/' && path_is_within(home, root));
 }
 
 static int scan_enclosing(struct scan *s)
@@ -538,8 +539,8 @@ static int scan_enclosing(struct scan *s)
 		    (ret = add_mount(s, RS_BIND_RW, s->ws, 0, "workspace")) < 0)
 			return ret;
 		for (const char *const *p = s->opt->rw_paths; p && *p; p++) {
-			if (path_is_strictly_under(*p, r->tree_root) && !path_is_under(*p, s->ws) &&
-			    path_kind(*p) > 0 &&
+			if ((path_is_within(*p, r->tree_root) && strcmp(*p, r->tree_root) != 0) &&
+			    !path_is_within(*p, s->ws) && path_kind(*p) > 0 &&
 			    (ret = add_mount(s, RS_BIND_RW, *p, 0, "declared")) < 0)
 				return ret;
 		}
@@ -682,10 +683,10 @@ static int pin_ancestors(struct scan *s)
 		const struct rs_mount *m = &s->r->mounts[i];
 		if (m->op == RS_MASK_FILE && !m->placeholder)
 			continue; /* inside a tmpfs of ours */
-		if (!path_is_strictly_under(m->path, s->ws))
+		if (!(path_is_within(m->path, s->ws) && strcmp(m->path, s->ws) != 0))
 			continue;
 		_cleanup_free_ char *p = path_parent(m->path);
-		while (p && path_is_strictly_under(p, s->ws)) {
+		while (p && (path_is_within(p, s->ws) && strcmp(p, s->ws) != 0)) {
 			int ret = add_mount(s, RS_BIND_RW, p, 0, "pinned");
 			if (ret < 0)
 				return ret;

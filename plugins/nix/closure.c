@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "closure.h"
-#include "util.h"
+#include "errbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -29,33 +29,17 @@ size_t nix_store_path_len(const char *path)
 	return n + name;
 }
 
-void nix_strv_free(struct nix_strv *s)
-{
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-int nix_strv_add_unique(struct nix_strv *s, const char *str, size_t len)
+int nix_strv_add_unique(struct strv *s, const char *str, size_t len)
 {
 	for (size_t i = 0; i < s->n; i++)
 		if (strlen(s->v[i]) == len && memcmp(s->v[i], str, len) == 0)
 			return 0;
-	char **v = realloc(s->v, (s->n + 2) * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	s->v = v;
-	if ((v[s->n] = strndup(str, len)) == NULL)
-		return -ENOMEM;
-	s->n++;
-	v[s->n] = NULL;
-	return 1;
+	int r = strv_push_take(s, strndup(str, len));
+	return r < 0 ? r : 1;
 }
 
 int nix_closure_add(const char *nix_store_bin, const char *store_path, char *const *envp,
-                    struct nix_strv *out, char *err, size_t err_len)
+                    struct strv *out, char *err, size_t err_len)
 {
 	int pipefd[2];
 	posix_spawn_file_actions_t fa;

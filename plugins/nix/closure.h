@@ -4,7 +4,7 @@
 #ifndef ASB_NIX_CLOSURE_H
 #define ASB_NIX_CLOSURE_H
 
-#include "daemon_conf.h" /* struct nix_strv */
+#include "util.h"
 
 #include <stddef.h>
 
@@ -17,9 +17,8 @@ size_t nix_store_path_len(const char *path);
 /* Append the closure of `store_path` (itself included) to `out`, skipping
  * entries already there. Runs `nix_store_bin -qR store_path` with `envp`. */
 int nix_closure_add(const char *nix_store_bin, const char *store_path, char *const *envp,
-                    struct nix_strv *out, char *err, size_t err_len);
+                    struct strv *out, char *err, size_t err_len);
 
-void nix_strv_free(struct nix_strv *s);
-int nix_strv_add_unique(struct nix_strv *s, const char *str, size_t len);
+int nix_strv_add_unique(struct strv *s, const char *str, size_t len);
 
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon_conf.h"
-#include "util.h"
+#include "errbuf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,27 +11,10 @@
 /* Includes nest at most this deep: a loop is an error, not a hang. */
 #define NIX_CONF_MAX_DEPTH 16
 
-static void strv_clear(struct nix_strv *s)
+/* One word of the config (not NUL-terminated there) onto a list. */
+static int push_word(struct strv *s, const char *word, size_t len)
 {
-	for (size_t i = 0; i < s->n; i++)
-		free(s->v[i]);
-	free(s->v);
-	s->v = NULL;
-	s->n = 0;
-}
-
-static int strv_push(struct nix_strv *s, const char *word, size_t len)
-{
-	char **v = realloc(s->v, (s->n + 2) * sizeof(*v));
-	if (v == NULL)
-		return -ENOMEM;
-	s->v = v;
-	v[s->n] = strndup(word, len);
-	if (v[s->n] == NULL)
-		return -ENOMEM;
-	s->n++;
-	v[s->n] = NULL;
-	return 0;
+	return strv_push_take(s, strndup(word, len));
 }
 
 static int set_origin(char **origin, const char *path)
@@ -50,9 +33,9 @@ int nix_daemon_conf_init(struct nix_daemon_conf *c, int linux_defaults)
 
 	memset(c, 0, sizeof(*c));
 	c->sandbox = linux_defaults ? NIX_SANDBOX_TRUE : NIX_SANDBOX_FALSE;
-	r = strv_push(&c->trusted_users, "root", 4);
+	r = push_word(&c->trusted_users, "root", 4);
 	if (r >= 0)
-		r = strv_push(&c->allowed_users, "*", 1);
+		r = push_word(&c->allowed_users, "*", 1);
 	if (r >= 0)
 		r = set_origin(&c->trusted_users_origin, "");
 	if (r >= 0)
@@ -144,7 +127,7 @@ static char *resolve_include(const char *from, const char *word, size_t len)
 static int apply_file(struct nix_daemon_conf *c, const char *path, int optional,
                       nix_conf_read_fn read_fn, void *ud, int depth, char *err, size_t err_len);
 
-static int apply_list(struct nix_strv *list, char **origin, const struct words *w, int append,
+static int apply_list(struct strv *list, char **origin, const struct words *w, int append,
                       const char *path)
 {
 	int r;
@@ -152,7 +135,7 @@ static int apply_list(struct nix_strv *list, char **origin, const struct words *
 	if (!append)
 		strv_clear(list);
 	for (size_t i = 2; i < w->n; i++) {
-		r = strv_push(list, w->w[i], w->len[i]);
+		r = push_word(list, w->w[i], w->len[i]);
 		if (r < 0)
 			return r;
 	}
@@ -284,7 +267,7 @@ int nix_daemon_conf_apply_text(struct nix_daemon_conf *c, const char *text, cons
 	return apply_text(c, text, path, read_fn, userdata, 0, err, err_len);
 }
 
-int nix_daemon_conf_match(const struct nix_strv *list, const char *user, const char *const *groups,
+int nix_daemon_conf_match(const struct strv *list, const char *user, const char *const *groups,
                           const char **why)
 {
 	for (size_t i = 0; i < list->n; i++) {

@@ -9,21 +9,18 @@
 #ifndef ASB_NIX_DAEMON_CONF_H
 #define ASB_NIX_DAEMON_CONF_H
 
+#include "util.h"
+
 #include <stddef.h>
 
 #define NIX_SANDBOX_FALSE   0
 #define NIX_SANDBOX_TRUE    1
 #define NIX_SANDBOX_RELAXED 2
 
-struct nix_strv {
-	char **v; /* NULL-terminated (v may be NULL when n == 0) */
-	size_t n;
-};
-
 struct nix_daemon_conf {
-	struct nix_strv trusted_users; /* default: root */
-	struct nix_strv allowed_users; /* default: * */
-	int sandbox;                   /* NIX_SANDBOX_* */
+	struct strv trusted_users; /* default: root */
+	struct strv allowed_users; /* default: * */
+	int sandbox;               /* NIX_SANDBOX_* */
 	/* Where trusted-users / sandbox were last set ("" = default), for
 	 * messages that tell the user which file to edit. */
 	char *trusted_users_origin;
@@ -55,7 +52,7 @@ int nix_daemon_conf_apply_text(struct nix_daemon_conf *c, const char *text, cons
  * daemon matches: `*`, the user name, or `@group` naming one of `groups`
  * (NULL-terminated: the user's primary and supplementary groups).
  * Returns 1 and the matching entry in *why (borrowed), or 0. */
-int nix_daemon_conf_match(const struct nix_strv *list, const char *user, const char *const *groups,
+int nix_daemon_conf_match(const struct strv *list, const char *user, const char *const *groups,
                           const char **why);
 
 /* "true", "false" or "relaxed". */

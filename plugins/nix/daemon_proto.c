@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "daemon_proto.h"
-#include "util.h"
+#include "errbuf.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -24,7 +24,8 @@
  * only handshake, so nothing later matters. */
 #define CLIENT_VERSION ((1u << 8) | 35u)
 
-static int write_all(int fd, const void *buf, size_t len)
+/* send(), not write(): a daemon that hangs up must not raise SIGPIPE. */
+static int send_all(int fd, const void *buf, size_t len)
 {
 	const char *p = buf;
 
@@ -65,7 +66,7 @@ static int write_u64(int fd, uint64_t v)
 
 	for (int i = 0; i < 8; i++)
 		b[i] = (unsigned char)(v >> (8 * i));
-	return write_all(fd, b, sizeof(b));
+	return send_all(fd, b, sizeof(b));
 }
 
 static int read_u64(int fd, uint64_t *v)

@@ -13,7 +13,7 @@
  * closure (`nix-store -qR`); the rest of the store stays hidden.
  */
 #include "closure.h"
-#include "util.h"
+#include "errbuf.h"
 #include "daemon_conf.h"
 #include "daemon_proto.h"
 
@@ -45,8 +45,8 @@ static const char *const nix_tools[] = {"nix",       "nix-store",        "nix-in
                                         "nix-build", "nix-shell",        "nix-env",
                                         "nix-hash",  "nix-prefetch-url", NULL};
 
-/* One launch per process: the state lives from configure to post_exit. */
-static struct {
+/* Per launch, from init to fini. */
+struct nix_state {
 	int allow;
 	int accept_unsandboxed;
 	int dry_run;
@@ -54,14 +54,30 @@ static struct {
 	int custom_socket;
 	char trust[320];
 	char sandbox[320];
-	struct nix_strv closure; /* store paths bound without allow */
+	struct strv closure; /* store paths bound without allow */
 	size_t closure_roots;
-} st;
+};
 
-static void state_reset(void)
+static void state_reset(struct nix_state *st)
 {
-	nix_strv_free(&st.closure);
-	memset(&st, 0, sizeof(st));
+	strv_clear(&st->closure);
+	memset(st, 0, sizeof(*st));
+}
+
+static int nix_init(const struct asb_host *host, struct asb_ctx *ctx, void **data)
+{
+	(void)host;
+	(void)ctx;
+	return (*data = calloc(1, sizeof(struct nix_state))) ? 0 : -ENOMEM;
+}
+
+static void nix_fini(const struct asb_host *host, struct asb_ctx *ctx, void *data)
+{
+	(void)host;
+	(void)ctx;
+	if (data)
+		state_reset(data);
+	free(data);
 }
 
 /* nix_conf_read_fn over the real file system. */
@@ -197,8 +213,9 @@ static int refuse_trusted(const struct asb_host *host, struct asb_ctx *ctx, cons
 	return -EPERM;
 }
 
-static int check_trust(const struct asb_host *host, struct asb_ctx *ctx, uid_t uid,
-                       const struct nix_daemon_info *info, const struct nix_daemon_conf *conf)
+static int check_trust(const struct asb_host *host, struct asb_ctx *ctx, struct nix_state *st,
+                       uid_t uid, const struct nix_daemon_info *info,
+                       const struct nix_daemon_conf *conf)
 {
 	_cleanup_free_ char *user = NULL;
 	char **groups = NULL;
@@ -208,7 +225,7 @@ static int check_trust(const struct asb_host *host, struct asb_ctx *ctx, uid_t u
 	if (info->trust == NIX_TRUST_TRUSTED)
 		return refuse_trusted(host, ctx, "nix-daemon reports you as a trusted user");
 	if (info->trust == NIX_TRUST_NOT) {
-		snprintf(st.trust, sizeof(st.trust), "not trusted (reported by nix-daemon %s)",
+		snprintf(st->trust, sizeof(st->trust), "not trusted (reported by nix-daemon %s)",
 		         info->version);
 		return 0;
 	}
@@ -234,40 +251,12 @@ static int check_trust(const struct asb_host *host, struct asb_ctx *ctx, uid_t u
 			return -ENOMEM;
 		return refuse_trusted(host, ctx, how);
 	}
-	snprintf(st.trust, sizeof(st.trust), "not trusted (trusted-users from %s)",
+	snprintf(st->trust, sizeof(st->trust), "not trusted (trusted-users from %s)",
 	         conf->trusted_users_origin[0] ? conf->trusted_users_origin : "the default");
 	return 0;
 }
 
-/* 1 yes, 0 no, -errno when there is no terminal to ask on. */
-static int ask_tty(const char *question)
-{
-	char answer[64];
-	size_t len = 0;
-
-	_cleanup_close_ int fd = open("/dev/tty", O_RDWR | O_CLOEXEC | O_NOCTTY);
-	if (fd < 0)
-		return -errno;
-	if (write(fd, question, strlen(question)) < 0)
-		return -errno;
-	while (len < sizeof(answer) - 1) {
-		ssize_t n = read(fd, answer + len, sizeof(answer) - 1 - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-		if (memchr(answer, '\n', len) != NULL)
-			break;
-	}
-	answer[len] = '\0';
-	/* Yes means "y" or "yes", in any case; anything else is no. */
-	char *a = answer + strspn(answer, " \t");
-	a[strcspn(a, " \t\r\n")] = '\0';
-	return strcasecmp(a, "y") == 0 || strcasecmp(a, "yes") == 0;
-}
-
-static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx,
+static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx, struct nix_state *st,
                          const struct nix_daemon_conf *conf)
 {
 	const char *mode = nix_sandbox_name(conf->sandbox);
@@ -277,30 +266,30 @@ static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx,
 	int r;
 
 	if (conf->sandbox == NIX_SANDBOX_TRUE) {
-		snprintf(st.sandbox, sizeof(st.sandbox), "true (from %s)", origin);
+		snprintf(st->sandbox, sizeof(st->sandbox), "true (from %s)", origin);
 		return 0;
 	}
-	snprintf(st.sandbox, sizeof(st.sandbox), "%s (from %s)", mode, origin);
+	snprintf(st->sandbox, sizeof(st->sandbox), "%s (from %s)", mode, origin);
 	const char *risk = conf->sandbox == NIX_SANDBOX_FALSE
 	                       ? "builds run outside this sandbox, with the build user's access to "
 	                         "the host file system"
 	                       : "any derivation can opt out of the build sandbox, and the agent "
 	                         "is the one writing derivations";
-	if (st.accept_unsandboxed) {
+	if (st->accept_unsandboxed) {
 		host->log(ctx, ASB_LOG_WARN,
 		          "nix-daemon has sandbox = %s (%s): %s; accepted by "
 		          "accept_unsandboxed_builds",
 		          mode, origin, risk);
-		strncat(st.sandbox, ", accepted by accept_unsandboxed_builds",
-		        sizeof(st.sandbox) - strlen(st.sandbox) - 1);
+		strncat(st->sandbox, ", accepted by accept_unsandboxed_builds",
+		        sizeof(st->sandbox) - strlen(st->sandbox) - 1);
 		return 0;
 	}
-	if (st.dry_run) {
+	if (st->dry_run) {
 		host->log(ctx, ASB_LOG_WARN,
 		          "nix-daemon has sandbox = %s (%s): %s; a launch will ask on /dev/tty",
 		          mode, origin, risk);
-		strncat(st.sandbox, ", a launch asks on /dev/tty",
-		        sizeof(st.sandbox) - strlen(st.sandbox) - 1);
+		strncat(st->sandbox, ", a launch asks on /dev/tty",
+		        sizeof(st->sandbox) - strlen(st->sandbox) - 1);
 		return 0;
 	}
 	snprintf(question, sizeof(question),
@@ -308,9 +297,9 @@ static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx,
 	         "  %s.\n"
 	         "  Set sandbox = true in the host's nix.conf and restart nix-daemon to stop this "
 	         "question.\n"
-	         "Expose Nix to the agent anyway? [y/N] ",
+	         "Expose Nix to the agent anyway?",
 	         mode, origin, risk);
-	r = ask_tty(question);
+	r = host->confirm(ctx, question);
 	if (r < 0) {
 		host->log(
 		    ctx, ASB_LOG_ERROR,
@@ -328,12 +317,14 @@ static int check_sandbox(const struct asb_host *host, struct asb_ctx *ctx,
 	}
 	host->log(ctx, ASB_LOG_WARN,
 	          "unsandboxed nix-daemon builds (sandbox = %s) confirmed on /dev/tty", mode);
-	strncat(st.sandbox, ", confirmed on /dev/tty", sizeof(st.sandbox) - strlen(st.sandbox) - 1);
+	strncat(st->sandbox, ", confirmed on /dev/tty",
+	        sizeof(st->sandbox) - strlen(st->sandbox) - 1);
 	return 0;
 }
 
-static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx)
+static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
+	struct nix_state *st = data;
 	struct nix_daemon_info info;
 	struct nix_daemon_conf conf;
 	struct stat sb;
@@ -341,16 +332,16 @@ static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx)
 	int64_t v = 0;
 	int b, r;
 
-	state_reset();
+	state_reset(st);
 	if ((r = host->config_bool(ctx, "allow", &b)) < 0)
 		return r;
-	st.allow = r == 1 && b;
+	st->allow = r == 1 && b;
 	if ((r = host->config_bool(ctx, "accept_unsandboxed_builds", &b)) < 0)
 		return r;
-	st.accept_unsandboxed = r == 1 && b;
+	st->accept_unsandboxed = r == 1 && b;
 	if (host->policy_int(ctx, "dry_run", &v) >= 0)
-		st.dry_run = v != 0;
-	if (!st.allow)
+		st->dry_run = v != 0;
+	if (!st->allow)
 		return 0;
 
 	if (host->policy_int(ctx, "is_root", &v) >= 0 && v != 0)
@@ -365,22 +356,22 @@ static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx)
 	}
 
 	const char *sock = getenv("NIX_DAEMON_SOCKET_PATH");
-	st.custom_socket = sock != NULL && sock[0] != '\0';
-	if (!st.custom_socket)
+	st->custom_socket = sock != NULL && sock[0] != '\0';
+	if (!st->custom_socket)
 		sock = NIX_DEFAULT_SOCKET;
-	if (sock[0] != '/' || strlen(sock) >= sizeof(st.socket)) {
+	if (sock[0] != '/' || strlen(sock) >= sizeof(st->socket)) {
 		host->log(ctx, ASB_LOG_ERROR,
 		          "NIX_DAEMON_SOCKET_PATH must be an absolute path, got \"%s\"", sock);
 		return -EINVAL;
 	}
-	memcpy(st.socket, sock, strlen(sock) + 1);
-	if (stat(st.socket, &sb) < 0 || !S_ISSOCK(sb.st_mode)) {
+	memcpy(st->socket, sock, strlen(sock) + 1);
+	if (stat(st->socket, &sb) < 0 || !S_ISSOCK(sb.st_mode)) {
 		host->log(ctx, ASB_LOG_ERROR,
 		          "no nix-daemon socket at %s: allow = true needs a multi-user Nix "
 		          "install with nix-daemon running. Single-user installs cannot be "
 		          "supported: building without a daemon needs the store writable, which "
 		          "would let the agent rewrite any package the host runs",
-		          st.socket);
+		          st->socket);
 		return -ENOENT;
 	}
 	if (stat(NIX_STORE_DIR, &sb) < 0 || !S_ISDIR(sb.st_mode)) {
@@ -388,16 +379,16 @@ static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx)
 		return -ENOENT;
 	}
 
-	r = nix_daemon_query(st.socket, NIX_QUERY_TIMEOUT_MS, &info, err, sizeof(err));
+	r = nix_daemon_query(st->socket, NIX_QUERY_TIMEOUT_MS, &info, err, sizeof(err));
 	if (r < 0) {
 		_cleanup_free_ char *how = NULL;
 		if (asprintf(&how,
 		             "nix-daemon at %s cannot be asked whether you are a trusted user (%s)",
-		             st.socket, err[0] ? err : strerror(-r)) < 0)
+		             st->socket, err[0] ? err : strerror(-r)) < 0)
 			return -ENOMEM;
 		return refuse_trusted(host, ctx, how);
 	}
-	host->log(ctx, ASB_LOG_INFO, "daemon at %s speaks protocol %u.%u%s%s", st.socket,
+	host->log(ctx, ASB_LOG_INFO, "daemon at %s speaks protocol %u.%u%s%s", st->socket,
 	          info.proto_major, info.proto_minor, info.version[0] ? ", Nix " : "",
 	          info.version);
 
@@ -405,40 +396,25 @@ static int nix_configure(const struct asb_host *host, struct asb_ctx *ctx)
 		return r;
 	if (host->policy_int(ctx, "uid", &v) < 0)
 		v = (int64_t)getuid();
-	r = check_trust(host, ctx, (uid_t)v, &info, &conf);
+	r = check_trust(host, ctx, st, (uid_t)v, &info, &conf);
 	if (r >= 0)
-		r = check_sandbox(host, ctx, &conf);
+		r = check_sandbox(host, ctx, st, &conf);
 	nix_daemon_conf_free(&conf);
 	return r;
 }
 
-/* `name` on the launcher's PATH, as an absolute path. */
-static char *find_on_path(const char *name)
+/* `name` on the launcher's PATH, as an absolute path (new string). */
+static char *find_on_path(const struct asb_host *host, struct asb_ctx *ctx, const char *name)
 {
-	const char *path = getenv("PATH");
-	_cleanup_free_ char *copy = strdup(path != NULL ? path : "/usr/bin:/bin");
-	char *save = NULL;
-
-	if (copy == NULL)
-		return NULL;
-	for (char *dir = strtok_r(copy, ":", &save); dir != NULL;
-	     dir = strtok_r(NULL, ":", &save)) {
-		char *cand = NULL;
-		struct stat sb;
-		if (dir[0] != '/' || asprintf(&cand, "%s/%s", dir, name) < 0)
-			continue;
-		if (stat(cand, &sb) == 0 && S_ISREG(sb.st_mode) && access(cand, X_OK) == 0)
-			return cand;
-		free(cand);
-	}
-	return NULL;
+	char path[PATH_MAX];
+	return host->find_executable(ctx, name, path, sizeof(path)) == 0 ? strdup(path) : NULL;
 }
 
-static char *find_nix_store(void)
+static char *find_nix_store(const struct asb_host *host, struct asb_ctx *ctx)
 {
 	static const char *const fallbacks[] = {"/nix/var/nix/profiles/default/bin/nix-store",
 	                                        "/run/current-system/sw/bin/nix-store", NULL};
-	char *p = find_on_path("nix-store");
+	char *p = find_on_path(host, ctx, "nix-store");
 
 	for (const char *const *f = fallbacks; p == NULL && *f != NULL; f++)
 		if (access(*f, X_OK) == 0)
@@ -475,7 +451,8 @@ static int add_store_bins(const struct asb_host *host, struct asb_ctx *ctx, cons
 
 /* The store path a declared package (name on PATH, absolute path, or store
  * directory) lives in, or NULL when it is not in the store. */
-static char *package_store_path(const char *entry, int *is_dir)
+static char *package_store_path(const struct asb_host *host, struct asb_ctx *ctx, const char *entry,
+                                int *is_dir)
 {
 	char real[PATH_MAX];
 	struct stat sb;
@@ -484,7 +461,7 @@ static char *package_store_path(const char *entry, int *is_dir)
 
 	*is_dir = 0;
 	if (strchr(entry, '/') == NULL) {
-		found = find_on_path(entry);
+		found = find_on_path(host, ctx, entry);
 		if (found == NULL)
 			return NULL;
 		p = found;
@@ -498,9 +475,9 @@ static char *package_store_path(const char *entry, int *is_dir)
 	return strndup(real, len);
 }
 
-static int expose_closures(const struct asb_host *host, struct asb_ctx *ctx)
+static int expose_closures(const struct asb_host *host, struct asb_ctx *ctx, struct nix_state *st)
 {
-	struct nix_strv roots = {0};
+	struct strv roots = {0};
 	_cleanup_free_ char *nix_store = NULL;
 	char err[512] = "";
 	int n, r = 0;
@@ -512,16 +489,16 @@ static int expose_closures(const struct asb_host *host, struct asb_ctx *ctx)
 		int is_dir;
 		if (entry == NULL)
 			continue;
-		_cleanup_free_ char *sp = package_store_path(entry, &is_dir);
+		_cleanup_free_ char *sp = package_store_path(host, ctx, entry, &is_dir);
 		if (sp == NULL)
 			continue;
 		r = nix_strv_add_unique(&roots, sp, strlen(sp));
 		if (r >= 0 && is_dir && i >= 0)
 			r = add_store_bins(host, ctx, sp);
 	}
-	if (r < 0 || roots.n == 0 || st.allow)
+	if (r < 0 || roots.n == 0 || st->allow)
 		goto out; /* allow = true binds the whole store */
-	nix_store = find_nix_store();
+	nix_store = find_nix_store(host, ctx);
 	if (nix_store == NULL) {
 		host->log(ctx, ASB_LOG_ERROR,
 		          "%s lives in the Nix store, but nix-store (to list its closure) is "
@@ -531,74 +508,77 @@ static int expose_closures(const struct asb_host *host, struct asb_ctx *ctx)
 		goto out;
 	}
 	for (size_t i = 0; i < roots.n && r >= 0; i++) {
-		r = nix_closure_add(nix_store, roots.v[i], environ, &st.closure, err, sizeof(err));
+		r = nix_closure_add(nix_store, roots.v[i], environ, &st->closure, err, sizeof(err));
 		if (r < 0)
 			host->log(ctx, ASB_LOG_ERROR, "cannot list the closure of %s: %s",
 			          roots.v[i], err[0] ? err : strerror(-r));
 	}
-	for (size_t i = 0; i < st.closure.n && r >= 0; i++)
-		r = host->plan_bind(ctx, ASB_MOUNT_RO_BIND, st.closure.v[i], NULL, 0);
-	st.closure_roots = roots.n;
+	for (size_t i = 0; i < st->closure.n && r >= 0; i++)
+		r = host->plan_path(ctx, ASB_ENTRY_READ, st->closure.v[i], NULL, 0);
+	st->closure_roots = roots.n;
 out:
-	nix_strv_free(&roots);
+	strv_clear(&roots);
 	return r;
 }
 
-static int nix_pre_mount(const struct asb_host *host, struct asb_ctx *ctx)
+static int nix_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
+	struct nix_state *st = data;
 	int r;
 
-	if ((r = expose_closures(host, ctx)) < 0 || !st.allow)
+	if ((r = expose_closures(host, ctx, st)) < 0 || !st->allow)
 		return r;
-	if ((r = host->plan_bind(ctx, ASB_MOUNT_RO_BIND, NIX_STORE_DIR, NULL, 0)) < 0)
+	if ((r = host->plan_path(ctx, ASB_ENTRY_READ, NIX_STORE_DIR, NULL, 0)) < 0)
 		return r;
 	/* The socket's directory, read-only: connecting needs no write access
 	 * to the mount, and the agent cannot replace the socket. */
-	_cleanup_free_ char *dir = strdup(st.socket);
+	_cleanup_free_ char *dir = strdup(st->socket);
 	if (dir == NULL)
 		return -ENOMEM;
 	char *slash = strrchr(dir, '/');
 	if (slash == dir)
 		return -EINVAL;
 	*slash = '\0';
-	if ((r = host->plan_bind(ctx, ASB_MOUNT_RO_BIND, dir, NULL, 0)) < 0)
+	if ((r = host->plan_path(ctx, ASB_ENTRY_READ, dir, NULL, 0)) < 0)
 		return r;
 	for (const char *const *t = nix_tools; *t != NULL; t++) {
-		_cleanup_free_ char *exe = find_on_path(*t);
+		_cleanup_free_ char *exe = find_on_path(host, ctx, *t);
 		if (exe != NULL && (r = host->plan_add_executable(ctx, *t, exe)) < 0)
 			return r;
 	}
 	return 0;
 }
 
-static int nix_env(const struct asb_host *host, struct asb_ctx *ctx)
+static int nix_env(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
+	const struct nix_state *st = data;
 	int r;
 
-	if (!st.allow)
+	if (!st->allow)
 		return 0;
 	if ((r = host->plan_setenv(ctx, "NIX_REMOTE", "daemon")) < 0)
 		return r;
-	if (st.custom_socket)
-		return host->plan_setenv(ctx, "NIX_DAEMON_SOCKET_PATH", st.socket);
+	if (st->custom_socket)
+		return host->plan_setenv(ctx, "NIX_DAEMON_SOCKET_PATH", st->socket);
 	return 0;
 }
 
-static int nix_describe(const struct asb_host *host, struct asb_ctx *ctx)
+static int nix_describe(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
+	const struct nix_state *st = data;
 	char buf[128];
 
-	host->describe(ctx, "allow", st.allow ? "true" : "false");
-	if (st.allow) {
+	host->describe(ctx, "allow", st->allow ? "true" : "false");
+	if (st->allow) {
 		host->describe(ctx, "store", NIX_STORE_DIR " (read-only, whole store)");
-		host->describe(ctx, "daemon_socket", st.socket);
-		host->describe(ctx, "trusted_user", st.trust);
-		host->describe(ctx, "build_sandbox", st.sandbox);
+		host->describe(ctx, "daemon_socket", st->socket);
+		host->describe(ctx, "trusted_user", st->trust);
+		host->describe(ctx, "build_sandbox", st->sandbox);
 		host->describe(ctx, "env", "NIX_REMOTE=daemon");
-	} else if (st.closure.n > 0) {
+	} else if (st->closure.n > 0) {
 		snprintf(buf, sizeof(buf),
 		         "closures of %zu package(s): %zu store path(s), read-only",
-		         st.closure_roots, st.closure.n);
+		         st->closure_roots, st->closure.n);
 		host->describe(ctx, "store", buf);
 	} else {
 		host->describe(ctx, "store", "hidden");
@@ -606,9 +586,9 @@ static int nix_describe(const struct asb_host *host, struct asb_ctx *ctx)
 	return 0;
 }
 
-static void nix_post_exit(const struct asb_host *host, struct asb_ctx *ctx, int status)
+static void nix_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void *data, int status)
 {
-	state_reset();
+	state_reset(data);
 }
 
 static const struct asb_hooks nix_hooks = {
@@ -622,6 +602,22 @@ static const struct asb_hooks nix_hooks = {
 
 static const char *const nix_config_keys[] = {"allow", "accept_unsandboxed_builds", NULL};
 
+static const struct asb_option nix_options[] = {
+    {.struct_size = sizeof(struct asb_option),
+     .type = ASB_OPT_BOOL,
+     .key = "allow",
+     .flag = "allow-nix",
+     .env = "ALLOW_NIX",
+     .help = "expose the Nix daemon and store (refused for trusted users)"},
+    {.struct_size = sizeof(struct asb_option),
+     .type = ASB_OPT_BOOL,
+     .key = "accept_unsandboxed_builds",
+     .flag = "nix-accept-unsandboxed-builds",
+     .env = "NIX_ACCEPT_UNSANDBOXED_BUILDS",
+     .help = "do not ask about a daemon that does not sandbox its builds"},
+    {0},
+};
+
 static const struct asb_plugin nix_plugin = {
     .magic = ASB_PLUGIN_MAGIC,
     .abi_major = ASB_ABI_MAJOR,
@@ -633,6 +629,12 @@ static const struct asb_plugin nix_plugin = {
     .description = "Nix daemon and store inside the sandbox, with trust checks; store "
                    "closures for declared packages",
     .config_keys = nix_config_keys,
+    .options = nix_options,
+    /* On a Nix host it narrows declared store packages to their closures. */
+    .load = ASB_LOAD_IF_EXISTS,
+    .load_path = NIX_STORE_DIR,
+    .init = nix_init,
+    .fini = nix_fini,
     .hooks = &nix_hooks,
 };
 

@@ -192,12 +192,13 @@ ok $(grep -q "failing in pre_exec as asked" <<<"$err"; echo $?) "the plugin's er
 printf 'plugins: { probe: { nope = 1; }; };\nsandbox: { command = "bash"; };\n' >"$TEST_TMP/probe-key.cfg"
 err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-key.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q "probe-key.cfg:1: unknown key 'plugins.probe.nope'" <<<"$err"; echo $?) "unknown plugin keys are errors with file:line"
-for bad in badmagic badabi truncated; do
+for bad in badmagic badabi truncated abi1; do
     printf 'plugins: { %s: { }; };\nsandbox: { command = "bash"; };\n' "$bad" >"$TEST_TMP/bad-plugin.cfg"
     err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/bad-plugin.cfg" -- -c true 2>&1)
     ok $([ $? -eq 125 ] && [ "$(wc -l <<<"$err")" -eq 1 ] && grep -q "$bad.so" <<<"$err"; echo $?) "plugin $bad is refused in one line: $err"
 done
 out=$("$ASB" plugins --plugin-dir "$FIX" 2>&1)
-ok $(grep -q "^probe *feature 1.0, ABI 1.0" <<<"$out" && grep -q "badabi" <<<"$out"; echo $?) "agentsandbox plugins lists what loads and what does not"
+ok $(grep -q "^probe *feature 2.0, ABI 2.0" <<<"$out" && grep -q "badabi" <<<"$out"; echo $?) "agentsandbox plugins lists what loads and what does not"
+ok $(grep -q "built for plugin ABI 1.0, this agentsandbox needs 2.x; rebuild it" <<<"$out"; echo $?) "a plugin built for ABI 1.x is refused with one clear line"
 
 done_testing

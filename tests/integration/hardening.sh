@@ -157,15 +157,16 @@ fi
 # --- --check, --show-config, require_landlock ------------------------------------
 out=$(asb -c "$TEST_TMP/base.cfg" --check 2>&1)
 ok $? "--check passes"
-for p in "seccomp: active" "seccomp.tty_injection: denied" "seccomp.unix_sockets: denied" \
-    "landlock: " "rlimits: nofile=" "no_new_privs: set" "user namespaces: available"; do
+for p in "seccomp: applied" "seccomp.tty_injection: denied" "seccomp.unix_sockets: denied" \
+    "landlock: applied" "limits: applied: nofile=" "no-new-privs: applied: set" \
+    "processes: applied: its own pid namespace"; do
     ok $(grep -q "^protection $p" <<<"$out"; echo $?) "--check reports $p"
 done
 out=$(asb -c "$TEST_TMP/unix.cfg" --check 2>&1)
 ok $(grep -q "^protection seccomp.unix_sockets: allowed (network.unix_sockets = true)" <<<"$out"; echo $?) \
     "--check says why a group is allowed"
 out=$(asb -c "$TEST_TMP/base.cfg" --show-config 2>&1)
-ok $(grep -q -- "--add-seccomp-fd" <<<"$out" && grep -q "^seccomp.userns *denied" <<<"$out"; echo $?) \
+ok $(grep -q -- "--seccomp /run/agentsandbox/seccomp.bpf" <<<"$out" && grep -q "^seccomp.userns *denied" <<<"$out"; echo $?) \
     "--show-config shows the filter and its groups"
 ok $(grep -q -- "--disable-userns" <<<"$out"; echo $?) "bwrap also disables nested user namespaces"
 ok $(grep -q "/run/agentsandbox/init" <<<"$out" || [ "$abi" -lt 1 ]; echo $?) "--show-config shows the Landlock helper"

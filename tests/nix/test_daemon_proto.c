@@ -158,7 +158,7 @@ static void closure_from_fake_nix_store(void **state)
 {
 	char dir[] = "/tmp/asb-nix-closure.XXXXXX";
 	char script[256], err[256] = "";
-	struct nix_strv out = {0};
+	struct strv out = {0};
 	char *const envp[] = {NULL};
 
 	assert_non_null(mkdtemp(dir));
@@ -183,7 +183,7 @@ static void closure_from_fake_nix_store(void **state)
 	/* Not a store path: nix-store never prints that. */
 	assert_int_equal(nix_closure_add(script, "/etc/passwd", envp, &out, err, sizeof(err)),
 	                 -EPROTO);
-	nix_strv_free(&out);
+	strv_clear(&out);
 	unlink(script);
 	rmdir(dir);
 }

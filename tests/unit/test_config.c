@@ -7,6 +7,7 @@
 #include <cmocka.h>
 
 #include "cli.h"
+#include "loader.h"
 #include "config.h"
 #include "log.h"
 #include "policy.h"
@@ -31,6 +32,8 @@ static const char *lookup(const char *name, void *ud)
 		return getenv("TEST_ENV_UNIX");
 	if (strcmp(name, "AGENTSANDBOX_BACKEND") == 0)
 		return getenv("TEST_ENV_BACKEND");
+	if (strcmp(name, "AGENTSANDBOX_GIT_PROTECTION") == 0)
+		return getenv("AGENTSANDBOX_GIT_PROTECTION");
 	return NULL;
 }
 
@@ -194,10 +197,10 @@ static void test_precedence(void **state)
 	                 0);
 	char *argv_flag[] = {"agentsandbox", "--backend", "flag", "--", "x"};
 	struct cli c;
-	assert_int_equal(cli_parse(5, argv_flag, &c), 0);
+	assert_int_equal(cli_parse(5, argv_flag, NULL, &c), 0);
 	setenv("TEST_ENV_BACKEND", "env", 1);
 	setenv("TEST_ENV_UNIX", "yes", 1);
-	assert_int_equal(cli_apply(&c, &p, lookup, NULL), 0);
+	assert_int_equal(cli_apply(&c, NULL, &p, lookup, NULL), 0);
 	assert_string_equal(p.backend.value, "flag"); /* flag > env > file */
 	assert_int_equal(p.backend.source, SRC_FLAG);
 	assert_true(p.unix_sockets.value); /* env > file */
@@ -208,8 +211,8 @@ static void test_precedence(void **state)
 
 	assert_int_equal(load(&p, "sandbox: { backend = \"file\"; };\n"), 0);
 	char *argv_none[] = {"agentsandbox", "--no-allow-unix-sockets"};
-	assert_int_equal(cli_parse(2, argv_none, &c), 0);
-	assert_int_equal(cli_apply(&c, &p, lookup, NULL), 0);
+	assert_int_equal(cli_parse(2, argv_none, NULL, &c), 0);
+	assert_int_equal(cli_apply(&c, NULL, &p, lookup, NULL), 0);
 	assert_string_equal(p.backend.value, "env");
 	assert_false(p.unix_sockets.value); /* flag beats env */
 	assert_int_equal(p.unix_sockets.source, SRC_FLAG);
@@ -219,9 +222,9 @@ static void test_precedence(void **state)
 	setenv("TEST_ENV_UNIX", "maybe", 1); /* not a boolean: an error, never ignored */
 	assert_int_equal(load(&p, ""), 0);
 	char *argv0[] = {"agentsandbox"};
-	assert_int_equal(cli_parse(1, argv0, &c), 0);
+	assert_int_equal(cli_parse(1, argv0, NULL, &c), 0);
 	err_clear();
-	assert_int_equal(cli_apply(&c, &p, lookup, NULL), -EINVAL);
+	assert_int_equal(cli_apply(&c, NULL, &p, lookup, NULL), -EINVAL);
 	assert_non_null(strstr(err_get(), "AGENTSANDBOX_ALLOW_UNIX_SOCKETS=maybe"));
 	cli_free(&c);
 	policy_free(&p);
@@ -233,21 +236,53 @@ static void test_cli(void **state)
 {
 	(void)state;
 	struct cli c;
+	/* Plugins declare their own flags: --git-protection is git's,
+	 * --no-allow-nix nix's; the core knows neither name. */
+	struct catalog plugins = {0};
+	struct strv dirs = {0};
+	if (getenv("PLUGIN_DIR"))
+		assert_int_equal(strv_push(&dirs, getenv("PLUGIN_DIR")), 0);
+	assert_int_equal(loader_discover(&dirs, &plugins), 0);
+	bool have_plugins = catalog_find(&plugins, "git") && catalog_find(&plugins, "nix");
 	char *a1[] = {"agentsandbox", "-c",      "x.cfg",   "--shell",          "--env",
 	              "A=b",          "--mount", "ro:/etc", "--git-protection", "--no-allow-nix",
 	              "run",          "--flag"};
-	assert_int_equal(cli_parse(12, a1, &c), 0);
-	assert_string_equal(c.config_path, "x.cfg");
-	assert_true(c.shell);
-	assert_int_equal(c.env_kv.n, 1);
-	assert_int_equal(c.mounts.n, 1);
-	/* The first non-option starts the agent's arguments, untouched. */
-	assert_int_equal(c.agent_args.n, 2);
-	assert_string_equal(c.agent_args.v[1], "--flag");
+	if (have_plugins) {
+		assert_int_equal(cli_parse(12, a1, &plugins, &c), 0);
+		assert_string_equal(c.config_path, "x.cfg");
+		assert_true(c.shell);
+		assert_int_equal(c.env_kv.n, 1);
+		assert_int_equal(c.mounts.n, 1);
+		assert_int_equal(c.plugin_opts.n, 2);
+		/* The first non-option starts the agent's arguments, untouched. */
+		assert_int_equal(c.agent_args.n, 2);
+		assert_string_equal(c.agent_args.v[1], "--flag");
+		struct policy p;
+		assert_int_equal(load(&p, "plugins: { nix: { allow = true; }; };\n"), 0);
+		setenv("AGENTSANDBOX_GIT_PROTECTION", "0", 1);
+		assert_int_equal(cli_apply(&c, &plugins, &p, lookup, NULL), 0);
+		unsetenv("AGENTSANDBOX_GIT_PROTECTION");
+		const struct plugin_override *o = policy_override(&p, "git", "protect");
+		assert_non_null(o);
+		assert_int_equal(o->value, 1); /* the flag beats the environment */
+		assert_int_equal(o->source, SRC_FLAG);
+		o = policy_override(&p, "nix", "allow");
+		assert_non_null(o);
+		assert_int_equal(o->value, 0); /* and the file */
+		assert_string_equal(o->given, "--no-allow-nix");
+		policy_free(&p);
+		cli_free(&c);
+	}
+	/* Without the plugin, its flag is unknown. */
+	err_clear();
+	assert_int_equal(cli_parse(12, a1, NULL, &c), -EINVAL);
+	assert_non_null(strstr(err_get(), "unknown option --git-protection"));
 	cli_free(&c);
+	catalog_free(&plugins);
+	strv_clear(&dirs);
 
 	char *a2[] = {"agentsandbox", "--config=y.cfg", "--", "--show-config"};
-	assert_int_equal(cli_parse(4, a2, &c), 0);
+	assert_int_equal(cli_parse(4, a2, NULL, &c), 0);
 	assert_string_equal(c.config_path, "y.cfg");
 	assert_int_equal(c.mode, MODE_RUN);
 	assert_string_equal(c.agent_args.v[0], "--show-config");
@@ -255,19 +290,24 @@ static void test_cli(void **state)
 
 	char *a3[] = {"agentsandbox", "--bogus"};
 	err_clear();
-	assert_int_equal(cli_parse(2, a3, &c), -EINVAL);
+	assert_int_equal(cli_parse(2, a3, NULL, &c), -EINVAL);
 	assert_non_null(strstr(err_get(), "unknown option --bogus"));
 	cli_free(&c);
 
 	char *a4[] = {"agentsandbox", "--env", "=x"};
 	err_clear();
-	assert_int_equal(cli_parse(3, a4, &c), -EINVAL);
+	assert_int_equal(cli_parse(3, a4, NULL, &c), -EINVAL);
 	cli_free(&c);
 
 	char *a5[] = {"agentsandbox", "-c"};
 	err_clear();
-	assert_int_equal(cli_parse(2, a5, &c), -EINVAL);
+	assert_int_equal(cli_parse(2, a5, NULL, &c), -EINVAL);
 	assert_non_null(strstr(err_get(), "needs a value"));
+	cli_free(&c);
+
+	char *a6[] = {"agentsandbox", "--accept-weaker", "landlock", "--accept-weaker=network"};
+	assert_int_equal(cli_parse(4, a6, NULL, &c), 0);
+	assert_int_equal(c.accept_weaker.n, 2);
 	cli_free(&c);
 
 	assert_int_equal(parse_bool("on"), 1);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Plan building, plugin loading checks, bwrap rendering, session pruning. */
+/* The plan (intent), plugin discovery and its refusals, the bwrap backend's
+ * rendering through the host table, session pruning. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,6 +53,12 @@ static void test_env(void **state)
 	assert_string_equal(plan.env[0].key, "B");
 	assert_int_equal(plan_setenv(&plan, "X=Y", "1"), -EINVAL);
 	assert_int_equal(plan_setenv(&plan, "", "1"), -EINVAL);
+	/* A final plan refuses every change. */
+	plan_set_final(&plan);
+	assert_int_equal(plan_setenv(&plan, "C", "1"), -EBUSY);
+	assert_int_equal(plan_unsetenv(&plan, "B"), -EBUSY);
+	assert_int_equal(plan_ephemeral(&plan, "/x", 0700, "t"), -EBUSY);
+	assert_int_equal(plan_add_exec(&plan, "git", "/usr/bin/git", "t"), -EBUSY);
 	plan_free(&plan);
 }
 
@@ -59,23 +66,17 @@ static void test_execs(void **state)
 {
 	(void)state;
 	struct plan plan = {0};
-	assert_int_equal(plan_add_exec(&plan, "git", "/usr/bin/git"), 0);
-	assert_int_equal(plan_add_exec(&plan, "git", "/opt/other/git"), 0); /* first wins */
-	assert_int_equal(plan_add_exec(&plan, "a/b", "/usr/bin/x"), -EINVAL);
-	assert_int_equal(plan_add_exec(&plan, "..", "/usr/bin/x"), -EINVAL);
-	assert_int_equal(plan_add_exec(&plan, "rel", "usr/bin/x"), -EINVAL);
-	assert_int_equal(plan_finish(&plan), 0);
-	assert_int_equal(plan_finish(&plan), 0); /* idempotent */
-	/* tmpfs, dir, one symlink, remount-ro */
-	assert_int_equal(plan.n_mounts, 4);
-	assert_int_equal(plan.mounts[2].type, ASB_MOUNT_SYMLINK);
-	assert_string_equal(plan.mounts[2].source, "/usr/bin/git");
-	assert_string_equal(plan.mounts[2].dest, PLAN_BIN_DIR "/git");
-	assert_int_equal(plan.mounts[3].type, ASB_MOUNT_REMOUNT_RO);
+	assert_int_equal(plan_add_exec(&plan, "git", "/usr/bin/git", "t"), 0);
+	assert_int_equal(plan_add_exec(&plan, "git", "/opt/other/git", "t"), 0); /* first wins */
+	assert_int_equal(plan_add_exec(&plan, "a/b", "/usr/bin/x", "t"), -EINVAL);
+	assert_int_equal(plan_add_exec(&plan, "..", "/usr/bin/x", "t"), -EINVAL);
+	assert_int_equal(plan_add_exec(&plan, "rel", "usr/bin/x", "t"), -EINVAL);
+	assert_int_equal(plan.n_execs, 1);
+	assert_string_equal(plan_find_exec(&plan, "git")->target, "/usr/bin/git");
 	plan_free(&plan);
 }
 
-static void test_bind(void **state)
+static void test_paths(void **state)
 {
 	(void)state;
 	struct plan plan = {0};
@@ -84,37 +85,58 @@ static void test_bind(void **state)
 	snprintf(link, sizeof(link), "%s/link", tmp);
 	assert_int_equal(mkdir(dir, 0755), 0);
 	assert_int_equal(symlink(dir, link), 0);
-	/* A symlink is resolved once; what is bound is the checked target. */
-	assert_int_equal(plan_bind(&plan, ASB_MOUNT_RO_BIND, link, NULL, 0, "t"), 0);
-	assert_int_equal(plan.n_mounts, 1);
-	assert_string_equal(plan.mounts[0].source, dir);
-	assert_string_equal(plan.mounts[0].dest, link);
-	assert_true(plan.mounts[0].fd >= 0);
-	assert_int_equal(fcntl(plan.mounts[0].fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+	/* A symlink is resolved once; what is exposed is the checked target,
+	 * pinned, at the path that was declared. */
+	assert_int_equal(plan_path(&plan, ASB_ENTRY_READ, link, NULL, 0, "t"), 0);
+	assert_int_equal(plan.n_entries, 1);
+	const struct plan_entry *e = &plan.entries[0];
+	assert_string_equal(e->host_path, dir);
+	assert_string_equal(e->dest, link);
+	assert_false(e->remapped);
+	assert_true(e->fd >= 0);
+	assert_int_equal(e->flags & (ASB_ENTRY_F_PINNED | ASB_ENTRY_F_DIR),
+	                 ASB_ENTRY_F_PINNED | ASB_ENTRY_F_DIR);
+	assert_int_equal(fcntl(e->fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
 	assert_int_equal(
-	    plan_bind(&plan, ASB_MOUNT_BIND, "/nonexistent-asb", NULL, ASB_MOUNT_F_TRY, "t"), 0);
-	assert_int_equal(plan.n_mounts, 1);
-	assert_int_equal(plan_bind(&plan, ASB_MOUNT_BIND, "/nonexistent-asb", NULL, 0, "t"),
+	    plan_path(&plan, ASB_ENTRY_WRITE, dir, "/elsewhere", ASB_ENTRY_F_EXEC, "t"), 0);
+	assert_true(plan.entries[1].remapped);
+	assert_true(plan.entries[1].flags & ASB_ENTRY_F_EXEC);
+	assert_int_equal(
+	    plan_path(&plan, ASB_ENTRY_WRITE, "/nonexistent-asb", NULL, ASB_ENTRY_F_TRY, "t"), 0);
+	assert_int_equal(plan.n_entries, 2);
+	assert_int_equal(plan_path(&plan, ASB_ENTRY_WRITE, "/nonexistent-asb", NULL, 0, "t"),
 	                 -ENOENT);
-	assert_int_equal(plan_bind(&plan, ASB_MOUNT_TMPFS, dir, NULL, 0, "t"), -EINVAL);
-	assert_int_equal(plan_add_data(&plan, "/etc/x", "hello", 5, 0, "t"), 0);
+	assert_int_equal(plan_path(&plan, ASB_ENTRY_EPHEMERAL, dir, NULL, 0, "t"), -EINVAL);
+	assert_int_equal(plan_path(&plan, ASB_ENTRY_READ, "relative", NULL, 0, "t"), -EINVAL);
+	assert_int_equal(plan_file(&plan, "/etc/x", "hello", 5, 0, "t"), 0);
 	char buf[8] = {0};
-	assert_int_equal(pread(plan.mounts[1].fd, buf, sizeof(buf), 0), 5);
+	assert_int_equal(pread(plan.entries[2].fd, buf, sizeof(buf), 0), 5);
 	assert_string_equal(buf, "hello");
+	assert_int_equal(plan.entries[2].mode, 0444);
+	/* A masked file gets an empty fd; a masked directory none. */
+	assert_int_equal(plan_entry(&plan, ASB_ENTRY_MASK, 0, 0, NULL, "/m", NULL, 0, "t"), 0);
+	assert_true(plan.entries[3].fd >= 0);
+	assert_int_equal(
+	    plan_entry(&plan, ASB_ENTRY_MASK, ASB_ENTRY_F_DIR, 0, NULL, "/d", NULL, 0, "t"), 0);
+	assert_int_equal(plan.entries[4].fd, -1);
+	assert_int_equal(plan_entry(&plan, ASB_ENTRY_SYMLINK, 0, 0, NULL, "/l", NULL, 0, "t"),
+	                 -EINVAL);
+	assert_int_equal(plan_entry(&plan, ASB_ENTRY_FILE, 0, 0, NULL, "rel", "x", 1, "t"),
+	                 -EINVAL);
+	assert_int_equal(plan_entry(&plan, ASB_ENTRY_FILE, 0, 0, NULL, "/a/../b", "x", 1, "t"),
+	                 -EINVAL);
 	plan_free(&plan);
 }
 
-static void expect_load_error(const char *name, const char *needle)
+static void expect_take_error(struct catalog *c, const char *name, const char *needle)
 {
-	struct strv dirs = {0};
-	assert_int_equal(strv_push(&dirs, getenv("FIXTURE_DIR")), 0);
 	struct loaded_plugin lp;
+	struct strv dirs = {0};
 	err_clear();
-	int r = loader_open(name, &dirs, &lp);
+	int r = loader_take(c, name, &dirs, &lp);
 	assert_true(r < 0);
 	if (!strstr(err_get(), needle))
 		fail_msg("\"%s\" does not contain \"%s\"", err_get(), needle);
-	strv_clear(&dirs);
 }
 
 static void test_loader(void **state)
@@ -122,20 +144,46 @@ static void test_loader(void **state)
 	(void)state;
 	if (!getenv("FIXTURE_DIR"))
 		skip();
-	expect_load_error("badmagic", "bad magic 0xdeadbeef");
-	expect_load_error("badabi", "ABI 2.0, this agentsandbox supports 1.0-1.x");
-	expect_load_error("truncated", "descriptor is 8 bytes");
-	expect_load_error("missing-plugin", "plugin \"missing-plugin\" not found (searched");
-	expect_load_error("../etc", "is not valid");
-
 	struct strv dirs = {0};
 	assert_int_equal(strv_push(&dirs, getenv("FIXTURE_DIR")), 0);
+	struct catalog c = {0};
+	/* Broken plugins stay in the catalog with their reasons. */
+	assert_int_equal(loader_discover(&dirs, &c), 0);
+	expect_take_error(&c, "badmagic", "bad magic 0xdeadbeef");
+	expect_take_error(&c, "badabi", "built for plugin ABI 3.0, this agentsandbox needs 2.x");
+	expect_take_error(&c, "abi1", "built for plugin ABI 1.0, this agentsandbox needs 2.x");
+	expect_take_error(&c, "truncated", "descriptor is 8 bytes");
+	expect_take_error(&c, "missing-plugin", "plugin \"missing-plugin\" not found (searched");
+	expect_take_error(&c, "../etc", "is not valid");
+
+	const struct found_plugin *f = catalog_find(&c, "probe");
+	assert_non_null(f);
+	assert_non_null(f->desc);
+	/* Its option, as the core reads it. */
+	const struct asb_option *o = loader_option_at(f->desc, 0);
+	assert_non_null(o);
+	assert_string_equal(o->flag, "probe-note");
+	assert_null(loader_option_at(f->desc, 1));
 	struct loaded_plugin lp;
-	assert_int_equal(loader_open("probe", &dirs, &lp), 0);
+	assert_int_equal(loader_take(&c, "probe", &dirs, &lp), 0);
 	assert_string_equal(lp.desc->name, "probe");
 	assert_int_equal(lp.desc->abi_major, ASB_ABI_MAJOR);
 	loader_release(&lp);
+	catalog_free(&c);
 	strv_clear(&dirs);
+}
+
+static char *joined_argv(const struct launch *l)
+{
+	size_t len = 1;
+	for (size_t i = 0; i < l->out_argv.n; i++)
+		len += strlen(l->out_argv.v[i]) + 1;
+	char *out = calloc(1, len);
+	for (size_t i = 0; out && i < l->out_argv.n; i++) {
+		strcat(out, l->out_argv.v[i]);
+		strcat(out, "|");
+	}
+	return out;
 }
 
 /* The bwrap backend renders a plan through the host table alone. */
@@ -149,49 +197,61 @@ static void test_bwrap_render(void **state)
 	p.home = strdup("/home/ada");
 	p.user = strdup("ada");
 	p.uid = 1000;
-	struct launch l;
-	launch_init(&l, &p, false, true);
 	assert_int_equal(strv_push(&p.plugin_dirs, getenv("PLUGIN_DIR")), 0);
+	struct catalog c = {0};
+	assert_int_equal(loader_discover(&p.plugin_dirs, &c), 0);
+	struct launch l;
+	launch_init(&l, &p, &c, false, true);
 	l.plugins = calloc(1, sizeof(*l.plugins));
-	assert_int_equal(loader_open("bwrap", &p.plugin_dirs, &l.plugins[0]), 0);
+	assert_int_equal(loader_take(&c, "bwrap", &p.plugin_dirs, &l.plugins[0]), 0);
 	l.n_plugins = 1;
 	l.backend = &l.plugins[0];
 	l.plugins[0].ctx.launch = &l;
 	l.plugins[0].ctx.plugin = &l.plugins[0];
 	l.plugins[0].initialized = true;
+	const struct asb_plugin *d = l.backend->desc;
+	assert_int_equal(d->init(host_table(), &l.backend->ctx, &l.backend->data), 0);
 
+	assert_int_equal(plan_path(&l.plan, ASB_ENTRY_READ, "/usr", NULL, 0, "t"), 0);
+	assert_int_equal(plan_ephemeral(&l.plan, "/home/ada", 0700, "t"), 0);
+	assert_int_equal(plan_path(&l.plan, ASB_ENTRY_WRITE, tmp, NULL, 0, "t"), 0);
+	assert_int_equal(plan_file(&l.plan, "/etc/motd", "hi", 2, 0, "t"), 0);
 	assert_int_equal(
-	    plan_add_mount(&l.plan, ASB_MOUNT_RO_BIND, ASB_MOUNT_F_TRY, 0, -1, "/usr", "/usr", "t"),
-	    0);
-	assert_int_equal(
-	    plan_add_mount(&l.plan, ASB_MOUNT_TMPFS, 0, 0700, -1, NULL, "/home/ada", "t"), 0);
-	assert_int_equal(plan_bind(&l.plan, ASB_MOUNT_BIND, tmp, NULL, 0, "t"), 0);
-	assert_int_equal(plan_add_data(&l.plan, "/etc/motd", "hi", 2, 0, "t"), 0);
+	    plan_entry(&l.plan, ASB_ENTRY_MASK, ASB_ENTRY_F_DIR, 0, NULL, "/m", NULL, 0, "t"), 0);
+	assert_int_equal(plan_add_exec(&l.plan, "git", "/usr/bin/git", "t"), 0);
 	assert_int_equal(strv_push(&l.plan.argv, "/run/agentsandbox/bin/claude"), 0);
 	assert_int_equal(strv_push(&l.plan.argv, "--flag with space"), 0);
 	l.plan.chdir = strdup(tmp);
-	l.plan.flags = ASB_PLAN_DIE_WITH_PARENT;
-	assert_int_equal(l.backend->desc->backend->build(host_table(), &l.backend->ctx), 0);
+	l.plan.hardening = ASB_HARD_NO_USERNS;
+	plan_set_final(&l.plan);
+	l.stage = STAGE_BUILDING;
+	assert_int_equal(d->backend->build(host_table(), &l.backend->ctx, l.backend->data), 0);
 
-	/* Join the argv to compare the interesting stretch. */
-	char joined[4096] = "";
-	for (size_t i = 0; i < l.out_argv.n; i++) {
-		strncat(joined, l.out_argv.v[i], sizeof(joined) - strlen(joined) - 2);
-		strcat(joined, "|");
-	}
+	char *joined = joined_argv(&l);
 	char fd_bind[512];
-	snprintf(fd_bind, sizeof(fd_bind), "--bind-fd|%d|%s|", l.plan.mounts[2].fd, tmp);
+	snprintf(fd_bind, sizeof(fd_bind), "--bind-fd|%d|%s|", l.plan.entries[2].fd, tmp);
+	char ro_bind[512];
+	snprintf(ro_bind, sizeof(ro_bind), "--ro-bind-fd|%d|/usr|--perms|0700|--tmpfs|/home/ada|",
+	         l.plan.entries[0].fd);
 	assert_non_null(strstr(joined, "--unshare-user|"));
 	assert_non_null(strstr(joined, "--unshare-net|"));
 	assert_non_null(strstr(joined, "--die-with-parent|"));
-	assert_non_null(strstr(joined, "--ro-bind-try|/usr|/usr|--perms|0700|--tmpfs|/home/ada|"));
+	assert_non_null(strstr(joined, ro_bind));
 	assert_non_null(strstr(joined, fd_bind));
 	assert_non_null(strstr(joined, "--ro-bind-data|"));
+	assert_non_null(strstr(joined, "--perms|0555|--tmpfs|/m|--remount-ro|/m|"));
+	assert_non_null(strstr(joined,
+	                       "--tmpfs|/run/agentsandbox|--perms|0755|--dir|"
+	                       "/run/agentsandbox/bin|--symlink|/usr/bin/git|"
+	                       "/run/agentsandbox/bin/git|--remount-ro|/run/agentsandbox|"));
 	assert_non_null(strstr(joined, "|--|/run/agentsandbox/bin/claude|--flag with space|"));
 	assert_null(strstr(joined, "--cap-drop")); /* only as root */
+	assert_null(strstr(joined, "--info-fd"));  /* a dry run has no pipes */
 	/* Every fd named on the command line is kept open for bwrap. */
-	assert_int_equal(l.n_keep_fds, 2);
+	assert_int_equal(l.n_keep_fds, 3);
+	free(joined);
 	launch_free(&l);
+	catalog_free(&c);
 	policy_free(&p);
 }
 
@@ -234,7 +294,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_env),          cmocka_unit_test(test_execs),
-	    cmocka_unit_test(test_bind),         cmocka_unit_test(test_loader),
+	    cmocka_unit_test(test_paths),        cmocka_unit_test(test_loader),
 	    cmocka_unit_test(test_bwrap_render), cmocka_unit_test(test_sessions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "syscall_filter.h"
 
+#include "seccomp_groups.h"
 #include "util.h"
 
 #include <errno.h>
@@ -16,47 +17,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
-
-static const struct {
-	const char *name;
-	const char *what;
-} groups[SECCOMP_G_COUNT] = {
-    [SECCOMP_G_UNIX] = {"unix_sockets", "AF_UNIX socket(), socketpair(AF_UNIX, DGRAM|SEQPACKET)"},
-    [SECCOMP_G_FAMILIES] = {"socket_families",
-                            "socket families other than inet, inet6, unix, netlink route"},
-    [SECCOMP_G_TTY] = {"tty_injection", "ioctl TIOCSTI, TIOCLINUX (low 32 bits compared)"},
-    [SECCOMP_G_USERNS] = {"userns", "new namespaces (unshare, clone flags, clone3), setns"},
-    [SECCOMP_G_MOUNT] = {"mount", "mount, umount, pivot_root, chroot, the new mount API"},
-    [SECCOMP_G_KEYRING] = {"keyring", "add_key, keyctl, request_key"},
-    [SECCOMP_G_BPF] = {"bpf", "bpf"},
-    [SECCOMP_G_PERF] = {"perf", "perf_event_open"},
-    [SECCOMP_G_USERFAULTFD] = {"userfaultfd", "userfaultfd"},
-    [SECCOMP_G_IO_URING] = {"io_uring", "io_uring_setup, io_uring_enter, io_uring_register"},
-    [SECCOMP_G_PTRACE] = {"ptrace", "ptrace, process_vm_readv/writev, kcmp, pidfd_getfd"},
-    [SECCOMP_G_KERNEL] = {"kernel", "modules, kexec, reboot, swap, acct, quotactl, syslog, setting "
-                                    "the clock, open_by_handle_at, iopl/ioperm"},
-    [SECCOMP_G_PERSONALITY] = {"personality",
-                               "personality() other than PER_LINUX, PER_LINUX32, UNAME26 "
-                               "and the query"},
-};
-
-const char *seccomp_group_name(int group)
-{
-	return group >= 0 && group < SECCOMP_G_COUNT ? groups[group].name : "?";
-}
-
-const char *seccomp_group_what(int group)
-{
-	return group >= 0 && group < SECCOMP_G_COUNT ? groups[group].what : "?";
-}
-
-int seccomp_group_lookup(const char *name)
-{
-	for (int g = 0; g < SECCOMP_G_COUNT; g++)
-		if (strcmp(groups[g].name, name) == 0)
-			return g;
-	return -ENOENT;
-}
 
 #ifndef TIOCLINUX
 #define TIOCLINUX 0x541C
@@ -265,12 +225,12 @@ static void ctx_release(scmp_filter_ctx *c)
 		seccomp_release(*c);
 }
 
-int seccomp_compile(const struct seccomp_opts *opts, int *out_fd)
+int seccomp_compile(uint32_t lifted, int *out_fd)
 {
 	__attribute__((cleanup(ctx_release))) scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_ALLOW);
 	if (!ctx)
 		return -ENOMEM;
-	struct compiler cc = {ctx, opts ? opts->allowed : 0};
+	struct compiler cc = {ctx, lifted};
 	struct compiler *c = &cc;
 	int r;
 	/* Only the native architecture is in the filter: a system call made

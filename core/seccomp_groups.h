@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* The seccomp filter: compiled with libseccomp at each launch, exported as
- * BPF into a sealed memfd that the backend hands to the sandbox (bwrap
- * --add-seccomp-fd). A deny list, grouped so that a plugin can lift one group
- * (e.g. "userns" for Chromium's own sandbox) and --check can report each. */
-#ifndef ASB_CORE_SYSCALL_FILTER_H
-#define ASB_CORE_SYSCALL_FILTER_H
-
-#include <stdbool.h>
-#include <stdint.h>
+/* The seccomp filter's groups: the policy's vocabulary for what the filter
+ * denies (portable: plugins lift groups by name on every platform, --check
+ * lists them); linux/syscall_filter.c compiles them into BPF. */
+#ifndef ASB_CORE_SECCOMP_GROUPS_H
+#define ASB_CORE_SECCOMP_GROUPS_H
 
 enum seccomp_group {
 	SECCOMP_G_UNIX,        /* AF_UNIX socket(), socketpair(DGRAM|SEQPACKET) */
@@ -31,21 +27,5 @@ const char *seccomp_group_name(int group);
 const char *seccomp_group_what(int group);
 /* The group's index, or -ENOENT. */
 int seccomp_group_lookup(const char *name);
-
-/* What to compile: a bit per group (1u << SECCOMP_G_*) that is lifted. */
-struct seccomp_opts {
-	uint32_t allowed;
-};
-
-/* Compile the filter for the native architecture (every other architecture
- * the kernel runs — i386 and x32 on x86_64, arm on aarch64 — is killed) and
- * return a sealed memfd holding the BPF program, positioned at 0. */
-int seccomp_compile(const struct seccomp_opts *opts, int *out_fd);
-
-/* The kernel can filter (seccomp mode 2 built in)? 0 or -errno. */
-int seccomp_available(void);
-
-/* The native architecture's name ("x86_64") and the killed ones. */
-const char *seccomp_arch_summary(void);
 
 #endif

@@ -1,27 +1,32 @@
 /* SPDX-License-Identifier: MIT */
 /* agentsandbox-init: the first program inside the sandbox. It applies a
- * Landlock ruleset (the second layer under the mount namespace), then execs
- * the agent. Rules come as arguments, so bwrap.args records them:
+ * Landlock ruleset (the second layer under the mount namespace) and the
+ * seccomp filter the launcher compiled, then execs the agent. Rules come as
+ * arguments, so the backend's record of its command shows them:
  *
- *   agentsandbox-init [--write PATH] [--write-files PATH] [--exec PATH]
- *                     [--connect PORT] [--filter-connect] [--scope] [--require]
- *                     -- COMMAND [ARGS...]
+ *   agentsandbox-init [--landlock [--require] [--scope] [--write PATH]
+ *                     [--write-files PATH] [--exec PATH]...]
+ *                     [--seccomp FILE] -- COMMAND [ARGS...]
  *
+ *   --landlock          apply a Landlock ruleset with the rules that follow
  *   --write PATH        create, remove, write beneath PATH (a file: write it)
  *   --write-files PATH  write existing files beneath PATH (devices, /proc)
  *   --exec PATH         execute PATH (a file) or anything beneath it
- *   --filter-connect    TCP connect() only to the --connect ports (ABI >= 4)
  *   --scope             signals and abstract unix sockets stay inside (ABI >= 6)
  *   --require           no Landlock in this kernel is an error, not a no-op
+ *   --seccomp FILE      install the BPF program in FILE (struct sock_filter[])
  *
  * A path that does not exist inside is skipped: nothing is allowed there.
- * Exit status 125 when the ruleset cannot be applied. */
+ * no_new_privs is set before either. Exit status 125 when a protection cannot
+ * be applied. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -45,14 +50,8 @@ struct ll_path_beneath_attr {
 	int32_t parent_fd;
 } __attribute__((packed));
 
-struct ll_net_port_attr {
-	uint64_t allowed_access;
-	uint64_t port;
-};
-
 #define LL_CREATE_RULESET_VERSION (1U << 0)
 #define LL_RULE_PATH_BENEATH      1
-#define LL_RULE_NET_PORT          2
 
 #define FS_EXECUTE     (1ULL << 0)
 #define FS_WRITE_FILE  (1ULL << 1)
@@ -69,8 +68,6 @@ struct ll_net_port_attr {
 #define FS_REFER       (1ULL << 13) /* ABI 2 */
 #define FS_TRUNCATE    (1ULL << 14) /* ABI 3 */
 #define FS_IOCTL_DEV   (1ULL << 15) /* ABI 5 */
-
-#define NET_CONNECT_TCP (1ULL << 1) /* ABI 4 */
 
 #define SCOPE_ABSTRACT_UNIX (1ULL << 0) /* ABI 6 */
 #define SCOPE_SIGNAL        (1ULL << 1)
@@ -115,6 +112,89 @@ static int add_path(int ruleset, uint64_t handled, enum kind kind, const char *p
 	return r;
 }
 
+/* Read the filter (at most BPF_MAXINSNS instructions) and install it. */
+static int install_seccomp(const char *path)
+{
+	static struct sock_filter prog[BPF_MAXINSNS];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return die(path, errno);
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(fd, (char *)prog + len, sizeof(prog) - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			close(fd);
+			return die(path, e);
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == sizeof(prog))
+			break;
+	}
+	close(fd);
+	if (len == 0 || len % sizeof(prog[0]))
+		return die("seccomp filter: not a BPF program", EINVAL);
+	struct sock_fprog fprog = {.len = (unsigned short)(len / sizeof(prog[0])), .filter = prog};
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog, 0, 0) < 0)
+		return die("installing the seccomp filter", errno);
+	return 0;
+}
+
+static int apply_landlock(int first, int sep, char **argv)
+{
+	int require = 0, scope = 0;
+	for (int i = first; i < sep; i++) {
+		if (strcmp(argv[i], "--require") == 0)
+			require = 1;
+		else if (strcmp(argv[i], "--scope") == 0)
+			scope = 1;
+	}
+	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
+	if (abi < 1)
+		return require ? die("Landlock is required but not available in this kernel",
+		                     errno ? errno : ENOSYS)
+		               : 0;
+
+	uint64_t handled = FS_EXECUTE | FS_WRITE_DIR;
+	if (abi < 2)
+		handled &= ~FS_REFER;
+	if (abi < 3)
+		handled &= ~FS_TRUNCATE;
+	struct ll_ruleset_attr attr = {.handled_access_fs = handled};
+	if (scope && abi >= 6)
+		attr.scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL;
+	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
+	if (ruleset < 0)
+		return die("landlock_create_ruleset", errno);
+
+	for (int i = first; i < sep; i++) {
+		const char *opt = argv[i];
+		enum kind kind;
+		if (strcmp(opt, "--write") == 0)
+			kind = K_WRITE;
+		else if (strcmp(opt, "--write-files") == 0)
+			kind = K_WRITE_FILES;
+		else if (strcmp(opt, "--exec") == 0)
+			kind = K_EXEC;
+		else if (strcmp(opt, "--seccomp") == 0) {
+			i++;
+			continue;
+		} else
+			continue;
+		int r = add_path(ruleset, handled, kind, argv[++i]);
+		if (r < 0)
+			return die(argv[i], -r);
+	}
+	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
+		return die("landlock_restrict_self", errno);
+	close(ruleset);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int sep = -1;
@@ -127,83 +207,37 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [rules...] -- COMMAND [ARGS...]\n", self);
 		return 125;
 	}
-	int require = 0, scope = 0, filter_connect = 0;
-	for (int i = 1; i < sep; i++) {
-		if (strcmp(argv[i], "--require") == 0)
-			require = 1;
-		else if (strcmp(argv[i], "--scope") == 0)
-			scope = 1;
-		else if (strcmp(argv[i], "--filter-connect") == 0 ||
-		         strcmp(argv[i], "--connect") == 0)
-			filter_connect = 1;
-	}
-
-	long abi = syscall(SYS_landlock_create_ruleset, NULL, 0, LL_CREATE_RULESET_VERSION);
-	if (abi < 1) {
-		if (require)
-			return die("Landlock is required but not available in this kernel",
-			           errno ? errno : ENOSYS);
-		goto run;
-	}
-
-	uint64_t handled = FS_EXECUTE | FS_WRITE_DIR;
-	if (abi < 2)
-		handled &= ~FS_REFER;
-	if (abi < 3)
-		handled &= ~FS_TRUNCATE;
-	struct ll_ruleset_attr attr = {.handled_access_fs = handled};
-	if (filter_connect && abi >= 4)
-		attr.handled_access_net = NET_CONNECT_TCP;
-	if (scope && abi >= 6)
-		attr.scoped = SCOPE_ABSTRACT_UNIX | SCOPE_SIGNAL;
-	int ruleset = (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr), 0);
-	if (ruleset < 0)
-		return die("landlock_create_ruleset", errno);
-
+	int landlock = 0;
+	const char *seccomp = NULL;
 	for (int i = 1; i < sep; i++) {
 		const char *opt = argv[i];
-		enum kind kind;
-		if (strcmp(opt, "--write") == 0)
-			kind = K_WRITE;
-		else if (strcmp(opt, "--write-files") == 0)
-			kind = K_WRITE_FILES;
-		else if (strcmp(opt, "--exec") == 0)
-			kind = K_EXEC;
-		else if (strcmp(opt, "--connect") == 0) {
-			if (i + 1 >= sep)
-				return die("--connect needs a port", EINVAL);
-			char *end;
-			unsigned long port = strtoul(argv[++i], &end, 10);
-			if (*end || port == 0 || port > 65535)
-				return die("--connect: not a port", EINVAL);
-			struct ll_net_port_attr np = {.allowed_access = NET_CONNECT_TCP,
-			                              .port = port};
-			if (attr.handled_access_net &&
-			    syscall(SYS_landlock_add_rule, ruleset, LL_RULE_NET_PORT, &np, 0) < 0)
-				return die("landlock_add_rule (port)", errno);
+		if (strcmp(opt, "--landlock") == 0) {
+			landlock = 1;
+		} else if (strcmp(opt, "--require") == 0 || strcmp(opt, "--scope") == 0) {
 			continue;
-		} else if (strcmp(opt, "--require") == 0 || strcmp(opt, "--scope") == 0 ||
-		           strcmp(opt, "--filter-connect") == 0) {
-			continue;
+		} else if (strcmp(opt, "--write") == 0 || strcmp(opt, "--write-files") == 0 ||
+		           strcmp(opt, "--exec") == 0 || strcmp(opt, "--seccomp") == 0) {
+			if (i + 1 >= sep) {
+				fprintf(stderr, "%s: %s needs a path\n", self, opt);
+				return 125;
+			}
+			if (strcmp(opt, "--seccomp") == 0)
+				seccomp = argv[i + 1];
+			i++;
 		} else {
 			fprintf(stderr, "%s: unknown option %s\n", self, opt);
 			return 125;
 		}
-		if (i + 1 >= sep) {
-			fprintf(stderr, "%s: %s needs a path\n", self, opt);
-			return 125;
-		}
-		int r = add_path(ruleset, handled, kind, argv[++i]);
-		if (r < 0)
-			return die(argv[i], -r);
 	}
-	/* bubblewrap set it already; landlock_restrict_self needs it. */
+	/* Both need it; the backend may have set it already. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return die("PR_SET_NO_NEW_PRIVS", errno);
-	if (syscall(SYS_landlock_restrict_self, ruleset, 0) < 0)
-		return die("landlock_restrict_self", errno);
-	close(ruleset);
-run:
+	int r;
+	if (landlock && (r = apply_landlock(1, sep, argv)) != 0)
+		return r;
+	/* Last: the filter may deny what setting up Landlock needed. */
+	if (seccomp && (r = install_seccomp(seccomp)) != 0)
+		return r;
 	execv(argv[sep + 1], argv + sep + 1);
 	fprintf(stderr, "%s: cannot run %s: %s\n", self, argv[sep + 1], strerror(errno));
 	return errno == ENOENT ? 127 : 126;

@@ -6,11 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <dirent.h>
-#include <poll.h>
-#include <signal.h>
 #include <sys/stat.h>
-#include <sys/syscall.h>
-#include <sys/wait.h>
+#include <sys/socket.h>
 
 int strv_push_take(struct strv *s, char *str)
 {
@@ -200,45 +197,90 @@ int mkdir_p(const char *path, unsigned mode)
 	return 0;
 }
 
-void child_track(struct child *c, pid_t pid)
+int pipe_cloexec(int fds[2])
 {
-	c->pid = pid;
-	c->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+#if defined(__linux__) || defined(__FreeBSD__) || defined(__NetBSD__) || defined(__OpenBSD__)
+	return pipe2(fds, O_CLOEXEC) < 0 ? -errno : 0;
+#else
+	if (pipe(fds) < 0)
+		return -errno;
+	(void)fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+	(void)fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+	return 0;
+#endif
 }
 
-static bool child_wait(struct child *c, int timeout_ms)
+__attribute__((unused)) static int set_flags(int fd, bool nonblock)
 {
-	if (c->pidfd < 0)
-		return false;
-	struct pollfd p = {.fd = c->pidfd, .events = POLLIN};
-	int r;
-	do
-		r = poll(&p, 1, timeout_ms);
-	while (r < 0 && errno == EINTR);
-	return r == 1;
+	if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -errno;
+	if (nonblock && fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK) < 0)
+		return -errno;
+	return 0;
 }
 
-static void child_signal(struct child *c, int sig)
+int socket_cloexec(int domain, int type, bool nonblock)
 {
-	if (c->pidfd >= 0)
-		(void)syscall(SYS_pidfd_send_signal, c->pidfd, sig, NULL, 0);
-	/* Without a pidfd (old kernels) the pid is all there is. */
-	else if (c->pid > 0)
-		kill(c->pid, sig);
-}
-
-void child_stop(struct child *c, int sig, int timeout_ms)
-{
-	if (c->pid <= 0)
-		return;
-	child_signal(c, sig);
-	if (!child_wait(c, timeout_ms)) {
-		child_signal(c, SIGKILL);
-		(void)child_wait(c, 1000);
+#ifdef SOCK_CLOEXEC
+	int fd = socket(domain, type | SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0), 0);
+	return fd < 0 ? -errno : fd;
+#else
+	int fd = socket(domain, type, 0);
+	if (fd < 0)
+		return -errno;
+	int r = set_flags(fd, nonblock);
+	if (r < 0) {
+		close(fd);
+		return r;
 	}
-	/* Reap it unless the event loop already did. */
-	(void)waitpid(c->pid, NULL, c->pidfd >= 0 ? WNOHANG : 0);
-	if (c->pidfd >= 0)
-		close(c->pidfd);
-	*c = CHILD_NONE;
+	return fd;
+#endif
+}
+
+int accept_cloexec(int lfd, bool nonblock)
+{
+#if defined(__linux__) || defined(__FreeBSD__)
+	int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC | (nonblock ? SOCK_NONBLOCK : 0));
+	return fd < 0 ? -errno : fd;
+#else
+	int fd = accept(lfd, NULL, NULL);
+	if (fd < 0)
+		return -errno;
+	int r = set_flags(fd, nonblock);
+	if (r < 0) {
+		close(fd);
+		return r;
+	}
+	return fd;
+#endif
+}
+
+int fds_cloexec_from(int lowfd)
+{
+	/* Walk the open descriptors rather than every possible number. */
+#if defined(__APPLE__)
+	const char *dir = "/dev/fd";
+#else
+	const char *dir = "/proc/self/fd";
+#endif
+	DIR *d = opendir(dir);
+	if (!d) {
+		long max = sysconf(_SC_OPEN_MAX);
+		for (int fd = lowfd; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+			(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+		return 0;
+	}
+	int self = dirfd(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+		if (*end || fd < lowfd || fd == self)
+			continue;
+		int flags = fcntl((int)fd, F_GETFD);
+		if (flags >= 0 && !(flags & FD_CLOEXEC))
+			(void)fcntl((int)fd, F_SETFD, flags | FD_CLOEXEC);
+	}
+	closedir(d);
+	return 0;
 }

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Error-text helper shared by the nix plugin's files (and the common
- * cleanup helpers). */
-#ifndef ASB_NIX_UTIL_H
-#define ASB_NIX_UTIL_H
+/* The error-text helper the nix plugin's files share. */
+#ifndef ASB_NIX_ERRBUF_H
+#define ASB_NIX_ERRBUF_H
 
-#include "../common/cleanup.h"
+#include "util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -1,11 +1,17 @@
 /* SPDX-License-Identifier: MIT */
-/* Small helpers shared by the core: scoped cleanup, string vectors. */
-#ifndef ASB_CORE_UTIL_H
-#define ASB_CORE_UTIL_H
+/* The one set of small helpers shared by the core, the platform libraries
+ * and the in-tree plugins (never by third-party plugins, which see only the
+ * public header): scoped cleanup, ownership transfer, string vectors, paths,
+ * whole-file I/O, and close-on-exec descriptors where the system has no
+ * atomic flag. Portable C. */
+#ifndef ASB_COMMON_UTIL_H
+#define ASB_COMMON_UTIL_H
 
+#include <dirent.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
 #include <unistd.h>
@@ -21,11 +27,25 @@ static inline void closep(int *fd)
 		close(*fd);
 }
 
-#define _cleanup_(f)    __attribute__((cleanup(f)))
-#define _cleanup_free_  _cleanup_(freep)
-#define _cleanup_close_ _cleanup_(closep)
-#define _printf_(a, b)  __attribute__((format(printf, a, b)))
-#define ARRAY_SIZE(a)   (sizeof(a) / sizeof((a)[0]))
+static inline void closedirp(DIR **d)
+{
+	if (*d)
+		closedir(*d);
+}
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+
+#define _cleanup_(f)       __attribute__((cleanup(f)))
+#define _cleanup_free_     _cleanup_(freep)
+#define _cleanup_close_    _cleanup_(closep)
+#define _cleanup_closedir_ _cleanup_(closedirp)
+#define _cleanup_fclose_   _cleanup_(fclosep)
+#define _printf_(a, b)     __attribute__((format(printf, a, b)))
+#define ARRAY_SIZE(a)      (sizeof(a) / sizeof((a)[0]))
 
 /* Hand ownership over: returns the value and leaves the variable empty. */
 #define TAKE_PTR(p)                                                                                \
@@ -72,19 +92,15 @@ int rm_rf(const char *path);
 /* mkdir -p with mode for the created components. */
 int mkdir_p(const char *path, unsigned mode);
 
-/* A child process we started, held by pidfd as well: signals and waits go
- * to that very process even if something else reaped it and its pid was
- * reused (the supervisor's event loop reaps any child that exits). */
-struct child {
-	pid_t pid;
-	int pidfd;
-};
+/* Close-on-exec descriptors, atomically where the system can (pipe2,
+ * SOCK_CLOEXEC, accept4), else set right after creation. Non-blocking on
+ * request. Return the fd (pipe: 0) or -errno. */
+int pipe_cloexec(int fds[2]);
+int socket_cloexec(int domain, int type, bool nonblock);
+int accept_cloexec(int fd, bool nonblock);
 
-#define CHILD_NONE ((struct child){.pid = 0, .pidfd = -1})
-
-/* Start tracking `pid` (call right after fork, before any loop runs). */
-void child_track(struct child *c, pid_t pid);
-/* Send `sig`, wait up to timeout_ms for it to end, then SIGKILL; reap. */
-void child_stop(struct child *c, int sig, int timeout_ms);
+/* Every fd from `lowfd` up: close-on-exec (what this process inherited and
+ * must not hand on). */
+int fds_cloexec_from(int lowfd);
 
 #endif

@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "netns.h"
-
+#include "platform.h"
 #include "util.h"
 
 #include <arpa/inet.h>
@@ -11,6 +10,7 @@
 #include <netinet/in.h>
 #include <sched.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,6 +20,15 @@
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
+
+/* Sockets inside the sandbox's network namespace, without shell bridges: a
+ * helper process joins the sandbox's user and network namespaces and hands
+ * back, on request, listening or connecting sockets created there. It lives
+ * as long as the launcher (it dies with it) and serves requests in order. */
+struct netns_link {
+	struct child proc;
+	int sock; /* the launcher's end of the request channel */
+};
 
 enum { OP_LISTEN = 1, OP_CONNECT = 2, OP_DESCRIBE = 3 };
 
@@ -166,22 +175,24 @@ static int wait_loopback(void)
  * from there the network namespace is out of reach.
  * While bubblewrap switches credentials the process is briefly not dumpable
  * and its /proc entries refuse us: retry for a moment. */
-static int join_net(pid_t pid)
+static int open_netns(pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
-	int net = -1;
-	for (int i = 0; i < 2000 && net < 0; i++) {
-		net = open(path, O_RDONLY | O_CLOEXEC);
-		if (net < 0 && errno != EPERM && errno != EACCES)
+	for (int i = 0; i < 2000; i++) {
+		int net = open(path, O_RDONLY | O_CLOEXEC);
+		if (net >= 0)
+			return net;
+		if (errno != EPERM && errno != EACCES)
 			return -errno;
-		if (net < 0) {
-			struct timespec ts = {0, 1000 * 1000};
-			nanosleep(&ts, NULL);
-		}
+		struct timespec ts = {0, 1000 * 1000};
+		nanosleep(&ts, NULL);
 	}
-	if (net < 0)
-		return -EPERM;
+	return -EPERM;
+}
+
+static int join_net(int net)
+{
 	int r = 0;
 	int user = ioctl(net, NS_GET_USERNS);
 	if (user < 0) {
@@ -194,7 +205,6 @@ static int join_net(pid_t pid)
 	}
 	if (r == 0 && setns(net, CLONE_NEWNET) < 0)
 		r = -errno;
-	close(net);
 	return r;
 }
 
@@ -218,21 +228,35 @@ static int wait_uid_map(pid_t pid)
 	return -ETIMEDOUT;
 }
 
-int netns_helper_start(struct netns_helper *h, pid_t sandbox_pid)
+int platform_netns_attach(struct netns_link **out, pid_t sandbox_pid, int netns_fd)
 {
-	int wr = wait_uid_map(sandbox_pid);
-	if (wr < 0)
-		return wr;
+	if (netns_fd < 0) {
+		int wr = wait_uid_map(sandbox_pid);
+		if (wr < 0)
+			return wr;
+	}
+	_cleanup_close_ int net =
+	    netns_fd >= 0 ? fcntl(netns_fd, F_DUPFD_CLOEXEC, 3) : open_netns(sandbox_pid);
+	if (net < 0)
+		return netns_fd >= 0 ? -errno : net;
+	struct netns_link *h = calloc(1, sizeof(*h));
+	if (!h)
+		return -ENOMEM;
+	h->sock = -1;
+	h->proc = CHILD_NONE;
 
 	int sv[2];
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
+		free(h);
 		return -errno;
+	}
 	/* Report whether joining worked through a pipe before serving. */
 	int status[2];
 	if (pipe2(status, O_CLOEXEC) < 0) {
 		int r = -errno;
 		close(sv[0]);
 		close(sv[1]);
+		free(h);
 		return r;
 	}
 	pid_t pid = fork();
@@ -242,6 +266,7 @@ int netns_helper_start(struct netns_helper *h, pid_t sandbox_pid)
 		close(sv[1]);
 		close(status[0]);
 		close(status[1]);
+		free(h);
 		return r;
 	}
 	if (pid == 0) {
@@ -255,7 +280,7 @@ int netns_helper_start(struct netns_helper *h, pid_t sandbox_pid)
 		sigset_t all;
 		sigfillset(&all);
 		sigprocmask(SIG_UNBLOCK, &all, NULL);
-		int r = join_net(sandbox_pid);
+		int r = join_net(net);
 		if (r == 0)
 			r = wait_loopback();
 
@@ -277,14 +302,16 @@ int netns_helper_start(struct netns_helper *h, pid_t sandbox_pid)
 	if (n != (ssize_t)sizeof(err) || err != 0) {
 		close(sv[0]);
 		waitpid(pid, NULL, 0);
+		free(h);
 		return -(err ? err : EIO);
 	}
 	child_track(&h->proc, pid);
 	h->sock = sv[0];
+	*out = h;
 	return 0;
 }
 
-static int request(struct netns_helper *h, uint32_t op, uint16_t port, int *fd_out, char **text)
+static int request(struct netns_link *h, uint32_t op, uint16_t port, int *fd_out, char **text)
 {
 	struct request req = {op, port};
 	if (send(h->sock, &req, sizeof(req), MSG_NOSIGNAL) < 0)
@@ -326,30 +353,107 @@ static int request(struct netns_helper *h, uint32_t op, uint16_t port, int *fd_o
 	return 0;
 }
 
-int netns_listen(struct netns_helper *h, uint16_t port)
+int platform_netns_listen(struct netns_link *h, uint16_t port)
 {
 	int fd = -1;
 	int r = request(h, OP_LISTEN, port, &fd, NULL);
 	return r < 0 ? r : fd;
 }
 
-int netns_connect(struct netns_helper *h, uint16_t port)
+int platform_netns_connect(struct netns_link *h, uint16_t port)
 {
 	int fd = -1;
 	int r = request(h, OP_CONNECT, port, &fd, NULL);
 	return r < 0 ? r : fd;
 }
 
-int netns_describe(struct netns_helper *h, char **out)
+int platform_netns_describe(struct netns_link *h, char **out)
 {
 	return request(h, OP_DESCRIBE, 0, NULL, out);
 }
 
-void netns_helper_stop(struct netns_helper *h)
+pid_t platform_netns_pid(const struct netns_link *h)
 {
+	return h->proc.pid;
+}
+
+void platform_netns_detach(struct netns_link *h)
+{
+	if (!h)
+		return;
 	if (h->sock >= 0)
 		close(h->sock);
 	/* It exits on its own once its channel closes. */
 	child_stop(&h->proc, SIGTERM, 1000);
-	h->sock = -1;
+	free(h);
+}
+
+/* Bring `lo` up in the current network namespace. */
+static int loopback_up(void)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	struct ifreq ifr = {0};
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	int r = 0;
+	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
+		r = -errno;
+	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
+	if (r == 0 && ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
+		r = -errno;
+	close(s);
+	return r;
+}
+
+int platform_netns_new(int *out)
+{
+	/* A child makes it (and, unprivileged, a user namespace to own it),
+	 * brings loopback up and hands back an fd: the launcher's own
+	 * namespaces stay as they are. */
+	int sv[2];
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return -errno;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int r = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return r;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		int flags = CLONE_NEWNET | (geteuid() != 0 ? CLONE_NEWUSER : 0);
+		int r = unshare(flags) < 0 ? -errno : loopback_up();
+		int fd = r < 0 ? -1 : open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (r == 0 && fd < 0)
+			r = -errno;
+		send_reply(sv[1], -r, fd, NULL);
+		_exit(r < 0 ? 1 : 0);
+	}
+	close(sv[1]);
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} u;
+	struct reply rep = {EIO, 0};
+	struct iovec iov = {&rep, sizeof(rep)};
+	struct msghdr msg = {.msg_iov = &iov,
+	                     .msg_iovlen = 1,
+	                     .msg_control = u.buf,
+	                     .msg_controllen = sizeof(u.buf)};
+	ssize_t n = recvmsg(sv[0], &msg, MSG_CMSG_CLOEXEC);
+	close(sv[0]);
+	(void)waitpid(pid, NULL, 0);
+	int fd = -1;
+	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n > 0 && c; c = CMSG_NXTHDR(&msg, c))
+		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
+			memcpy(&fd, CMSG_DATA(c), sizeof(int));
+	if (n < (ssize_t)sizeof(rep) || rep.err || fd < 0) {
+		if (fd >= 0)
+			close(fd);
+		return -(rep.err ? rep.err : EIO);
+	}
+	*out = fd;
+	return 0;
 }

@@ -1,0 +1,121 @@
+/* SPDX-License-Identifier: MIT */
+/* What the core needs from the operating system. The core includes no
+ * platform header beyond POSIX; each platform library implements this once:
+ * linux/ (pidfds, memfds, O_PATH, namespaces, seccomp, Landlock,
+ * slirp4netns) and posix/ (everything else, and the portable build). Which
+ * one is linked decides; there is no run-time switch. */
+#ifndef ASB_CORE_PLATFORM_H
+#define ASB_CORE_PLATFORM_H
+
+#include "plan.h"
+#include "rlimits.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* "linux", "posix": for --check and launch.log. */
+const char *platform_name(void);
+
+/* ---------------------------------------------------------- processes */
+
+/* A child process we started, held by a process handle where the platform
+ * has one (a pidfd): signals and waits go to that very process even if
+ * something else reaped it and its pid was reused (the supervisor's loop
+ * reaps any child that exits). */
+struct child {
+	pid_t pid;
+	int handle; /* pidfd, or -1 */
+};
+#define CHILD_NONE ((struct child){.pid = 0, .handle = -1})
+
+/* Start tracking `pid` (right after fork, before any loop runs). */
+void child_track(struct child *c, pid_t pid);
+/* Send `sig`, wait up to timeout_ms for it to end, then SIGKILL; reap. */
+void child_stop(struct child *c, int sig, int timeout_ms);
+
+/* In a freshly forked child, before exec (async-signal-safe): die when the
+ * launcher dies (where the platform can say so), apply the limits, no core
+ * dumps, and no_new_privs unless the program is setuid. */
+int platform_child_prepare(const struct limits_set *limits, bool no_new_privs);
+/* The supervisor itself: not dumpable, no core dumps. */
+void platform_harden_self(void);
+
+/* --------------------------------------------------------------- files */
+
+/* Open the resolved path `real` so that it pins that object for a backend
+ * that binds by fd, and check that what was opened is what realpath() saw
+ * (-EXDEV when a component was swapped meanwhile). *fd is O_CLOEXEC. */
+int platform_pin_path(const char *real, int *fd);
+/* A read-only, sealed where possible, file holding `data` (positioned at 0). */
+int platform_data_fd(const void *data, size_t len, int *fd);
+
+/* ----------------------------------------------------------- hardening */
+
+/* What the core asks of the platform's kernel hardening (core/hardening.c
+ * decides it from the policy and the backend's capabilities). */
+struct hardening_intent {
+	uint32_t lifted;        /* seccomp groups not enforced (1u << SECCOMP_G_*) */
+	bool seccomp;           /* install the seccomp filter inside */
+	bool landlock;          /* apply a Landlock ruleset inside */
+	bool landlock_required; /* ... and fail when the kernel has none */
+	const char *home;       /* the ephemeral home (writable) */
+};
+
+/* Is a seccomp filter available here (0), or -errno. */
+int platform_seccomp_available(void);
+/* "x86_64 (i386, x32 killed)" */
+const char *platform_seccomp_arch(void);
+/* The kernel's Landlock ABI (>= 1), or -errno (-EOPNOTSUPP: built, not
+ * enabled; -ENOSYS: none). */
+int platform_landlock_abi(void);
+/* Add what carries the intent out inside: the init helper at
+ * PLAN_INIT (argv prefixed with it), the compiled filter, the Landlock
+ * rules derived from the plan. Sets *applied to the ASB_HARD_* bits that
+ * will hold. A platform without such mechanisms adds nothing. */
+int platform_hardening_plan(struct plan *plan, const struct hardening_intent *h, uint32_t *applied);
+
+/* ------------------------------------------------------------- network */
+
+/* A helper inside a sandbox's network namespace that hands out sockets
+ * made there (the proxy's listening socket, host-port listeners, dials to
+ * published ports). Opaque. */
+struct netns_link;
+
+/* Join the network namespace of `pid` (or `netns_fd` when >= 0). */
+int platform_netns_attach(struct netns_link **out, pid_t pid, int netns_fd);
+/* A listening / connecting (non-blocking, maybe in progress) TCP socket on
+ * 127.0.0.1:port inside. */
+int platform_netns_listen(struct netns_link *l, uint16_t port);
+int platform_netns_connect(struct netns_link *l, uint16_t port);
+/* The namespace's addresses, "IFACE ADDR" per line (new string). */
+int platform_netns_describe(struct netns_link *l, char **out);
+/* The process to hand an engine as the namespace's holder (its pid). */
+pid_t platform_netns_pid(const struct netns_link *l);
+void platform_netns_detach(struct netns_link *l);
+/* A new network namespace, loopback up (fd), for backends that make their
+ * sandbox join one. */
+int platform_netns_new(int *fd);
+
+/* The open mode's user-mode network engine, attached to the namespace. */
+struct net_engine;
+struct engine_opts {
+	bool all_host_ports; /* host loopback reachable at the gateway */
+	const char *log_path;
+};
+int platform_engine_start(struct net_engine **out, struct netns_link *l,
+                          const struct engine_opts *opts);
+/* "slirp4netns", its pid and its arguments (for network.json). */
+const char *platform_engine_name(const struct net_engine *e);
+pid_t platform_engine_pid(const struct net_engine *e);
+const char *platform_engine_args(const struct net_engine *e);
+void platform_engine_stop(struct net_engine *e);
+/* What the engine gives the namespace: address, gateway, resolver. */
+struct engine_layout {
+	const char *address;  /* "10.0.2.100/24" */
+	const char *gateway;  /* "10.0.2.2" */
+	const char *resolver; /* "10.0.2.3" */
+};
+const struct engine_layout *platform_engine_layout(void);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* Starting programs: the backend's command (the sandbox) and helper
+ * programs. Only fds 0-2 and the ones named are inherited; the sandbox gets
+ * the launch's limits and no_new_privs; everything dies with the launcher. */
+#ifndef ASB_CORE_SPAWN_H
+#define ASB_CORE_SPAWN_H
+
+#include "rlimits.h"
+
+#include <signal.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct spawn_opts {
+	const int *keep_fds;
+	size_t n_keep_fds;
+	const struct limits_set *limits; /* NULL: leave them */
+	bool no_new_privs;
+	bool quiet_stdin;         /* stdin from /dev/null */
+	int stdout_fd, stderr_fd; /* -1: inherited */
+	bool own_group;           /* its own process group (helpers: ^C is the agent's) */
+};
+
+/* fork + execve; *pid on success. The child reports an exec failure on
+ * stderr and exits 125. */
+int spawn_exec(const char *const *argv, const char *const *envp, const struct spawn_opts *o,
+               pid_t *pid);
+
+/* Run to completion; stdout captured into out (NUL-terminated, truncated),
+ * stderr to `stderr_fd` (-1: discarded). Waits for exactly that child. */
+int spawn_run(const char *const *argv, const char *const *envp, int stderr_fd, int *wstatus,
+              char *out, size_t out_len);
+
+#endif

@@ -1,0 +1,197 @@
+/* SPDX-License-Identifier: MIT */
+/* core/platform.h on Linux: pidfds, PR_SET_PDEATHSIG and no_new_privs,
+ * O_PATH pins checked through /proc/self/fd, sealed memfds, and the kernel
+ * hardening carried out by the init helper (seccomp, Landlock). The network
+ * namespace helper is linux/netns.c, the open-mode engine linux/slirp.c. */
+#include "exec.h"
+#include "landlock.h"
+#include "platform.h"
+#include "seccomp_groups.h"
+#include "syscall_filter.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+
+const char *platform_name(void)
+{
+	return "linux";
+}
+
+void child_track(struct child *c, pid_t pid)
+{
+	c->pid = pid;
+	c->handle = (int)syscall(SYS_pidfd_open, pid, 0);
+}
+
+static bool child_wait(struct child *c, int timeout_ms)
+{
+	if (c->handle < 0)
+		return false;
+	struct pollfd p = {.fd = c->handle, .events = POLLIN};
+	int r;
+	do
+		r = poll(&p, 1, timeout_ms);
+	while (r < 0 && errno == EINTR);
+	return r == 1;
+}
+
+static void child_signal(struct child *c, int sig)
+{
+	if (c->handle >= 0)
+		(void)syscall(SYS_pidfd_send_signal, c->handle, sig, NULL, 0);
+	/* Without a pidfd (old kernels) the pid is all there is. */
+	else if (c->pid > 0)
+		kill(c->pid, sig);
+}
+
+void child_stop(struct child *c, int sig, int timeout_ms)
+{
+	if (c->pid <= 0)
+		return;
+	child_signal(c, sig);
+	if (!child_wait(c, timeout_ms)) {
+		child_signal(c, SIGKILL);
+		(void)child_wait(c, 1000);
+	}
+	/* Reap it unless the event loop already did. */
+	(void)waitpid(c->pid, NULL, c->handle >= 0 ? WNOHANG : 0);
+	if (c->handle >= 0)
+		close(c->handle);
+	*c = CHILD_NONE;
+}
+
+int platform_child_prepare(const struct limits_set *limits, bool no_new_privs)
+{
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
+		return -errno;
+	for (int w = 0; limits && w < LIMIT_COUNT; w++)
+		if (setrlimit(limits_resource(w), &limits->lim[w]) < 0)
+			return -errno;
+	const struct rlimit none = {0, 0};
+	if (setrlimit(RLIMIT_CORE, &none) < 0)
+		return -errno;
+	if (no_new_privs && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return -errno;
+	return 0;
+}
+
+void platform_harden_self(void)
+{
+	const struct rlimit none = {0, 0};
+	(void)setrlimit(RLIMIT_CORE, &none);
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+}
+
+int platform_pin_path(const char *real, int *out)
+{
+	_cleanup_close_ int fd = open(real, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -errno;
+	/* A component swapped for a symlink between realpath() and open() would
+	 * show here: pin only what was checked. */
+	char proc[64], seen[PATH_MAX];
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	ssize_t len = readlink(proc, seen, sizeof(seen) - 1);
+	if (len < 0)
+		return -errno;
+	seen[len] = '\0';
+	if (strcmp(seen, real) != 0)
+		return -EXDEV;
+	*out = TAKE_FD(fd);
+	return 0;
+}
+
+int platform_data_fd(const void *data, size_t len, int *out)
+{
+	_cleanup_close_ int fd = memfd_create("asb-data", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	int r = len ? write_all(fd, data, len) : 0;
+	if (r < 0)
+		return r;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	(void)fcntl(fd, F_ADD_SEALS, F_SEAL_WRITE | F_SEAL_GROW | F_SEAL_SHRINK | F_SEAL_SEAL);
+	*out = TAKE_FD(fd);
+	return 0;
+}
+
+int platform_seccomp_available(void)
+{
+	return seccomp_available();
+}
+
+const char *platform_seccomp_arch(void)
+{
+	return seccomp_arch_summary();
+}
+
+int platform_landlock_abi(void)
+{
+	return landlock_abi();
+}
+
+/* The compiled filter as a FILE entry for the init helper. */
+static int add_filter(struct plan *plan, uint32_t lifted)
+{
+	_cleanup_close_ int fd = -1;
+	int r = seccomp_compile(lifted, &fd);
+	if (r < 0)
+		return r;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	_cleanup_free_ char *prog = malloc((size_t)st.st_size + 1);
+	if (!prog)
+		return -ENOMEM;
+	if (pread(fd, prog, (size_t)st.st_size, 0) != st.st_size)
+		return -EIO;
+	return plan_file(plan, PLAN_SECCOMP, prog, (size_t)st.st_size, 0444, "core");
+}
+
+int platform_hardening_plan(struct plan *plan, const struct hardening_intent *h, uint32_t *applied)
+{
+	*applied = 0;
+	bool landlock = h->landlock && (h->landlock_required || landlock_abi() > 0);
+	if (!h->seccomp && !landlock)
+		return 0;
+	_cleanup_free_ char *init = NULL;
+	int r = exec_find_helper("agentsandbox-init", &init);
+	if (r < 0)
+		return r;
+	struct strv opts = {0};
+	if (landlock) {
+		r = strv_push(&opts, "--landlock");
+		if (r >= 0)
+			r = landlock_rules(plan, h->home, h->landlock_required, &opts);
+		if (r >= 0)
+			*applied |= ASB_HARD_LANDLOCK;
+	}
+	if (r >= 0 && h->seccomp) {
+		if ((r = add_filter(plan, h->lifted)) >= 0 &&
+		    (r = strv_push(&opts, "--seccomp")) >= 0)
+			r = strv_push(&opts, PLAN_SECCOMP);
+		if (r >= 0)
+			*applied |= ASB_HARD_SECCOMP;
+	}
+	/* Runs from the system's view of the helper: read-only, executable. */
+	if (r >= 0)
+		r = plan_path(plan, ASB_ENTRY_READ, init, PLAN_INIT, ASB_ENTRY_F_EXEC, "core");
+	if (r >= 0)
+		r = plan_prefix_argv(plan, PLAN_INIT, &opts);
+	strv_clear(&opts);
+	if (r < 0)
+		*applied = 0;
+	return r;
+}

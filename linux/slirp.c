@@ -1,0 +1,193 @@
+/* SPDX-License-Identifier: MIT */
+/* The open mode's engine: slirp4netns attached to the sandbox's network
+ * namespace through the netns helper (which sits in the sandbox's
+ * namespaces and stays put, unlike a backend's pid 1 while it sets up),
+ * with the host's loopback cut off, its own seccomp filter and, as root,
+ * its own mount sandbox. Why not pasta: README "Network". */
+#include "exec.h"
+#include "platform.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+
+#define READY_TIMEOUT_MS 10000
+
+struct net_engine {
+	struct child proc;
+	int exit_fd; /* slirp4netns exits when this closes */
+	char *args;
+};
+
+static const struct engine_layout slirp_layout = {
+    .address = "10.0.2.100/24",
+    .gateway = "10.0.2.2",
+    .resolver = "10.0.2.3",
+};
+
+const struct engine_layout *platform_engine_layout(void)
+{
+	return &slirp_layout;
+}
+
+static int wait_ready(int fd, pid_t pid)
+{
+	struct pollfd pfd = {.fd = fd, .events = POLLIN};
+	int r;
+	do
+		r = poll(&pfd, 1, READY_TIMEOUT_MS);
+	while (r < 0 && errno == EINTR);
+	char c;
+	if (r == 1 && read(fd, &c, 1) == 1)
+		return 0;
+	int status;
+	return waitpid(pid, &status, WNOHANG) == pid ? -ECHILD : -ETIMEDOUT;
+}
+
+static char *join_args(char **argv)
+{
+	size_t len = 1;
+	for (char **a = argv; *a; a++)
+		len += strlen(*a) + 1;
+	char *out = calloc(1, len);
+	for (char **a = argv; out && *a; a++) {
+		if (a != argv)
+			strcat(out, " ");
+		strcat(out, *a);
+	}
+	return out;
+}
+
+int platform_engine_start(struct net_engine **out, struct netns_link *l,
+                          const struct engine_opts *opts)
+{
+	_cleanup_free_ char *slirp = NULL;
+	if (exec_find_system("slirp4netns", &slirp) < 0)
+		return -ENOENT;
+	/* Unprivileged slirp4netns opens /dev/net/tun itself. */
+	if (geteuid() != 0 && access("/dev/net/tun", R_OK | W_OK) < 0)
+		return -EACCES;
+	struct net_engine *e = calloc(1, sizeof(*e));
+	if (!e)
+		return -ENOMEM;
+	e->proc = CHILD_NONE;
+	e->exit_fd = -1;
+	int ready[2], exitp[2];
+	if (pipe_cloexec(ready) < 0) {
+		free(e);
+		return -errno;
+	}
+	if (pipe_cloexec(exitp) < 0) {
+		close(ready[0]);
+		close(ready[1]);
+		free(e);
+		return -errno;
+	}
+	char ready_s[32], exit_s[32], userns[64], netns[64];
+	pid_t holder = platform_netns_pid(l);
+	snprintf(ready_s, sizeof(ready_s), "--ready-fd=%d", ready[1]);
+	snprintf(exit_s, sizeof(exit_s), "--exit-fd=%d", exitp[0]);
+	snprintf(userns, sizeof(userns), "--userns-path=/proc/%d/ns/user", (int)holder);
+	snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int)holder);
+	char *argv[16];
+	size_t a = 0;
+	argv[a++] = slirp;
+	argv[a++] = (char *)"--configure";
+	argv[a++] = (char *)"--mtu=65520";
+	if (!opts->all_host_ports)
+		argv[a++] = (char *)"--disable-host-loopback";
+	/* Its own mount-namespace sandbox needs root (it switches to gid 0);
+	 * its seccomp filter works for everyone. */
+	if (geteuid() == 0)
+		argv[a++] = (char *)"--enable-sandbox";
+	argv[a++] = (char *)"--enable-seccomp";
+	argv[a++] = ready_s;
+	argv[a++] = exit_s;
+	argv[a++] = userns;
+	argv[a++] = (char *)"--netns-type=path";
+	argv[a++] = netns;
+	argv[a++] = (char *)"tap0";
+	argv[a] = NULL;
+	e->args = join_args(argv);
+
+	_cleanup_close_ int log_fd =
+	    opts->log_path
+	        ? open(opts->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600)
+	        : -1;
+	pid_t pid = fork();
+	if (pid < 0) {
+		int r = -errno;
+		close(ready[0]);
+		close(ready[1]);
+		close(exitp[0]);
+		close(exitp[1]);
+		free(e->args);
+		free(e);
+		return r;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		sigset_t all;
+		sigfillset(&all);
+		sigprocmask(SIG_UNBLOCK, &all, NULL);
+		fcntl(ready[1], F_SETFD, 0);
+		fcntl(exitp[0], F_SETFD, 0);
+		int null = open("/dev/null", O_RDONLY);
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+		if (log_fd >= 0) {
+			dup2(log_fd, STDOUT_FILENO);
+			dup2(log_fd, STDERR_FILENO);
+		}
+		/* Its own process group: a ^C at the terminal is the agent's. */
+		setpgid(0, 0);
+		execv(argv[0], argv);
+		_exit(127);
+	}
+	child_track(&e->proc, pid);
+	close(ready[1]);
+	close(exitp[0]);
+	e->exit_fd = exitp[1];
+	int r = wait_ready(ready[0], pid);
+	close(ready[0]);
+	if (r < 0) {
+		platform_engine_stop(e);
+		return r;
+	}
+	*out = e;
+	return 0;
+}
+
+const char *platform_engine_name(const struct net_engine *e)
+{
+	(void)e;
+	return "slirp4netns";
+}
+
+pid_t platform_engine_pid(const struct net_engine *e)
+{
+	return e->proc.pid;
+}
+
+const char *platform_engine_args(const struct net_engine *e)
+{
+	return e->args ? e->args : "";
+}
+
+void platform_engine_stop(struct net_engine *e)
+{
+	if (!e)
+		return;
+	if (e->exit_fd >= 0)
+		close(e->exit_fd); /* slirp4netns exits on its own */
+	child_stop(&e->proc, SIGTERM, 1000);
+	free(e->args);
+	free(e);
+}

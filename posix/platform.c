@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/* core/platform.h for everything that is not Linux (macOS, and the portable
+ * build that proves the core needs nothing Linux-only): plain pids, rlimits,
+ * pins checked by device and inode, unlinked temporary files for generated
+ * content. There are no namespaces, seccomp or Landlock here: a backend on
+ * such a system gives its own protections (the seatbelt profile) and says
+ * so in its capabilities. */
+#include "platform.h"
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+
+const char *platform_name(void)
+{
+	return "posix";
+}
+
+void child_track(struct child *c, pid_t pid)
+{
+	c->pid = pid;
+	c->handle = -1;
+}
+
+void child_stop(struct child *c, int sig, int timeout_ms)
+{
+	if (c->pid <= 0)
+		return;
+	kill(c->pid, sig);
+	for (int waited = 0; waited < timeout_ms; waited += 10) {
+		pid_t r = waitpid(c->pid, NULL, WNOHANG);
+		if (r == c->pid || (r < 0 && errno == ECHILD)) {
+			*c = CHILD_NONE;
+			return;
+		}
+		struct timespec ts = {0, 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+	kill(c->pid, SIGKILL);
+	(void)waitpid(c->pid, NULL, 0);
+	*c = CHILD_NONE;
+}
+
+int platform_child_prepare(const struct limits_set *limits, bool no_new_privs)
+{
+	(void)no_new_privs; /* no such switch here: the backend's caps say so */
+	for (int w = 0; limits && w < LIMIT_COUNT; w++)
+		if (setrlimit(limits_resource(w), &limits->lim[w]) < 0)
+			return -errno;
+	const struct rlimit none = {0, 0};
+	return setrlimit(RLIMIT_CORE, &none) < 0 ? -errno : 0;
+}
+
+void platform_harden_self(void)
+{
+	const struct rlimit none = {0, 0};
+	(void)setrlimit(RLIMIT_CORE, &none);
+}
+
+int platform_pin_path(const char *real, int *out)
+{
+	struct stat want, got;
+	if (lstat(real, &want) < 0)
+		return -errno;
+	if (S_ISLNK(want.st_mode))
+		return -EXDEV;
+	int flags = O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY;
+	_cleanup_close_ int fd = open(real, flags | (S_ISDIR(want.st_mode) ? O_DIRECTORY : 0));
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &got) < 0)
+		return -errno;
+	if (got.st_dev != want.st_dev || got.st_ino != want.st_ino)
+		return -EXDEV;
+	*out = TAKE_FD(fd);
+	return 0;
+}
+
+int platform_data_fd(const void *data, size_t len, int *out)
+{
+	const char *tmp = getenv("TMPDIR");
+	_cleanup_free_ char *path =
+	    str_printf("%s/asb-data-XXXXXX", tmp && tmp[0] == '/' ? tmp : "/tmp");
+	if (!path)
+		return -ENOMEM;
+	_cleanup_close_ int fd = mkstemp(path);
+	if (fd < 0)
+		return -errno;
+	(void)unlink(path);
+	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
+	int r = len ? write_all(fd, data, len) : 0;
+	if (r < 0)
+		return r;
+	if (lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	*out = TAKE_FD(fd);
+	return 0;
+}
+
+int platform_seccomp_available(void)
+{
+	return -EOPNOTSUPP;
+}
+
+const char *platform_seccomp_arch(void)
+{
+	return "none (no seccomp on this platform)";
+}
+
+int platform_landlock_abi(void)
+{
+	return -ENOSYS;
+}
+
+int platform_hardening_plan(struct plan *plan, const struct hardening_intent *h, uint32_t *applied)
+{
+	(void)plan;
+	*applied = 0;
+	return h->landlock_required ? -EOPNOTSUPP : 0;
+}
+
+int platform_netns_attach(struct netns_link **out, pid_t pid, int netns_fd)
+{
+	(void)out;
+	(void)pid;
+	(void)netns_fd;
+	return -EOPNOTSUPP;
+}
+
+int platform_netns_listen(struct netns_link *l, uint16_t port)
+{
+	(void)l;
+	(void)port;
+	return -EOPNOTSUPP;
+}
+
+int platform_netns_connect(struct netns_link *l, uint16_t port)
+{
+	(void)l;
+	(void)port;
+	return -EOPNOTSUPP;
+}
+
+int platform_netns_describe(struct netns_link *l, char **out)
+{
+	(void)l;
+	(void)out;
+	return -EOPNOTSUPP;
+}
+
+pid_t platform_netns_pid(const struct netns_link *l)
+{
+	(void)l;
+	return -1;
+}
+
+void platform_netns_detach(struct netns_link *l)
+{
+	(void)l;
+}
+
+int platform_netns_new(int *fd)
+{
+	(void)fd;
+	return -EOPNOTSUPP;
+}
+
+int platform_engine_start(struct net_engine **out, struct netns_link *l,
+                          const struct engine_opts *opts)
+{
+	(void)out;
+	(void)l;
+	(void)opts;
+	return -EOPNOTSUPP;
+}
+
+const char *platform_engine_name(const struct net_engine *e)
+{
+	(void)e;
+	return "none";
+}
+
+pid_t platform_engine_pid(const struct net_engine *e)
+{
+	(void)e;
+	return -1;
+}
+
+const char *platform_engine_args(const struct net_engine *e)
+{
+	(void)e;
+	return "";
+}
+
+void platform_engine_stop(struct net_engine *e)
+{
+	(void)e;
+}
+
+const struct engine_layout *platform_engine_layout(void)
+{
+	static const struct engine_layout none = {"", "", ""};
+	return &none;
+}
