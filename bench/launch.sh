@@ -23,10 +23,36 @@ printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n' >"$WORK/open.cfg
 # minus the fds only the launcher can hand over (binds by path instead).
 "$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" --show-config 2>/dev/null |
     sed -n '/^# backend command/,$p' | tail -n +2 | tr -d '\\\n' >"$WORK/raw.txt"
-raw=$(sed -e "s|--bind-fd [0-9]* |--bind $WORK/ws |" -e 's|--info-fd [0-9]* ||' \
-    -e "s|--ro-bind-fd [0-9]* /run/agentsandbox/init|--ro-bind $BUILD/agentsandbox-init /run/agentsandbox/init|" \
-    -e 's|--add-seccomp-fd [0-9]* ||' \
-    -e 's|--block-fd [0-9]* ||' -e "s|--perms [0-7]* *--ro-bind-data [0-9]* [^ ]*||g" -e "s|--ro-bind-data [0-9]* [^ ]*||g" "$WORK/raw.txt")
+# The pinned paths become plain binds of the same paths; generated files
+# (the seccomp filter among them) are dropped, and so is the init helper's
+# --seccomp option that would read one.
+"$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" --show-config 2>/dev/null >"$WORK/show.txt"
+raw=$(python3 - "$WORK/raw.txt" "$WORK/ws" "$BUILD/linux/agentsandbox-init" <<'PY'
+import re, shlex, sys
+words = shlex.split(open(sys.argv[1]).read())
+ws, init = sys.argv[2], sys.argv[3]
+out, i = [], 0
+while i < len(words):
+    w = words[i]
+    if w in ("--ro-bind-fd", "--bind-fd"):
+        dest = words[i + 2]
+        src = init if dest == "/run/agentsandbox/init" else dest
+        out += ["--ro-bind" if w == "--ro-bind-fd" else "--bind", src, dest]
+        i += 3
+    elif w in ("--info-fd", "--block-fd"):
+        i += 2
+    elif w == "--perms" and i + 2 < len(words) and words[i + 2] == "--ro-bind-data":
+        i += 5
+    elif w == "--ro-bind-data":
+        i += 3
+    elif w == "--seccomp" and i + 1 < len(words) and words[i + 1].endswith("seccomp.bpf"):
+        i += 2
+    else:
+        out.append(w)
+        i += 1
+print(" ".join(shlex.quote(w) for w in out))
+PY
+)
 echo "raw bwrap: $(wc -w <<<"$raw") words"
 
 hyperfine --warmup 5 --min-runs 40 -N \
@@ -48,19 +74,21 @@ hyperfine --warmup 3 --min-runs 30 -N --export-markdown "$WORK/modes.md" "${mode
 cat "$WORK/modes.md"
 
 # Kernel hardening: the filter's compile cost inside the launcher, and what
-# the filter and the Landlock helper add to a bubblewrap start (same shell
-# wrapper for all three, so only the difference counts).
-if cc -O2 -D_GNU_SOURCE -I"$SRC/core" -I"$SRC/include" "$SRC/bench/filter-compile.c" \
-    "$SRC/core/syscall_filter.c" "$SRC/core/util.c" -lseccomp -o "$WORK/filter-compile"; then
+# the init helper adds to a bubblewrap start: Landlock alone, and Landlock
+# plus the seccomp filter it installs from a file (as the launcher does).
+if cc -O2 -D_GNU_SOURCE -I"$SRC/core" -I"$SRC/linux" -I"$SRC/common" -I"$SRC/include" \
+    "$SRC/bench/filter-compile.c" "$SRC/linux/syscall_filter.c" "$SRC/core/seccomp_groups.c" \
+    "$SRC/common/util.c" -lseccomp -o "$WORK/filter-compile"; then
     "$WORK/filter-compile" "$WORK/filter.bpf"
     plain="${raw% /run/agentsandbox/init *} /bin/true"
     plain=${plain/--disable-userns /}
-    filtered=${plain/ --chdir/ --add-seccomp-fd 3 --chdir}
-    full=$(sed 's| --chdir| --add-seccomp-fd 3 --chdir|' <<<"$raw")
+    landlock=$raw
+    full=$(sed -e "s| --remount-ro /run/agentsandbox| --ro-bind $WORK/filter.bpf /run/agentsandbox/seccomp.bpf --remount-ro /run/agentsandbox|" \
+        -e 's| --landlock | --seccomp /run/agentsandbox/seccomp.bpf --landlock |' <<<"$raw")
     hyperfine --warmup 5 --min-runs 40 -N --export-markdown "$WORK/hardening.md" \
-        -n "bwrap, no hardening" "sh -c 'exec $plain 3<$WORK/filter.bpf'" \
-        -n "bwrap + seccomp filter" "sh -c 'exec $filtered 3<$WORK/filter.bpf'" \
-        -n "bwrap + seccomp + Landlock helper + --disable-userns" "sh -c 'exec $full 3<$WORK/filter.bpf'"
+        -n "bwrap, no hardening" "$plain" \
+        -n "bwrap + init helper (Landlock) + --disable-userns" "$landlock" \
+        -n "bwrap + init helper (Landlock + seccomp filter)" "$full"
     cat "$WORK/hardening.md"
 fi
 

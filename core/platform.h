@@ -34,10 +34,10 @@ void child_track(struct child *c, pid_t pid);
 /* Send `sig`, wait up to timeout_ms for it to end, then SIGKILL; reap. */
 void child_stop(struct child *c, int sig, int timeout_ms);
 
-/* In a freshly forked child, before exec (async-signal-safe): die when the
- * launcher dies (where the platform can say so), apply the limits, no core
- * dumps, and no_new_privs unless the program is setuid. */
-int platform_child_prepare(const struct limits_set *limits, bool no_new_privs);
+/* In a freshly forked child of `parent`, before exec (async-signal-safe):
+ * die when the launcher dies (where the platform can say so; also when it
+ * died already), apply the limits, no core dumps, and no_new_privs. */
+int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool no_new_privs);
 /* The supervisor itself: not dumpable, no core dumps. */
 void platform_harden_self(void);
 

@@ -20,6 +20,7 @@ int spawn_exec(const char *const *argv, const char *const *envp, const struct sp
 	/* A setuid program would lose its privileges under no_new_privs. */
 	struct stat st;
 	bool nnp = o->no_new_privs && !(stat(argv[0], &st) == 0 && (st.st_mode & S_ISUID));
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		return -errno;
@@ -43,7 +44,7 @@ int spawn_exec(const char *const *argv, const char *const *envp, const struct sp
 			dup2(o->stderr_fd, STDERR_FILENO);
 		if (o->own_group)
 			setpgid(0, 0);
-		int r = platform_child_prepare(o->limits, nnp);
+		int r = platform_child_prepare(parent, o->limits, nnp);
 		if (r < 0) {
 			dprintf(STDERR_FILENO, "agentsandbox: cannot set limits: %s\n",
 			        strerror(-r));

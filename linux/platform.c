@@ -71,10 +71,13 @@ void child_stop(struct child *c, int sig, int timeout_ms)
 	*c = CHILD_NONE;
 }
 
-int platform_child_prepare(const struct limits_set *limits, bool no_new_privs)
+int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool no_new_privs)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)
 		return -errno;
+	/* The launcher may have died before the line above: no signal then. */
+	if (getppid() != parent)
+		raise(SIGKILL);
 	for (int w = 0; limits && w < LIMIT_COUNT; w++)
 		if (setrlimit(limits_resource(w), &limits->lim[w]) < 0)
 			return -errno;

@@ -121,6 +121,7 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	    opts->log_path
 	        ? open(opts->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600)
 	        : -1;
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int r = -errno;
@@ -134,6 +135,8 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	}
 	if (pid == 0) {
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		if (getppid() != parent)
+			raise(SIGKILL);
 		sigset_t all;
 		sigfillset(&all);
 		sigprocmask(SIG_UNBLOCK, &all, NULL);

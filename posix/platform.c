@@ -48,8 +48,9 @@ void child_stop(struct child *c, int sig, int timeout_ms)
 	*c = CHILD_NONE;
 }
 
-int platform_child_prepare(const struct limits_set *limits, bool no_new_privs)
+int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool no_new_privs)
 {
+	(void)parent;       /* no parent-death signal here */
 	(void)no_new_privs; /* no such switch here: the backend's caps say so */
 	for (int w = 0; limits && w < LIMIT_COUNT; w++)
 		if (setrlimit(limits_resource(w), &limits->lim[w]) < 0)

@@ -200,6 +200,11 @@ static void test_bwrap_render(void **state)
 	assert_int_equal(strv_push(&p.plugin_dirs, getenv("PLUGIN_DIR")), 0);
 	struct catalog c = {0};
 	assert_int_equal(loader_discover(&p.plugin_dirs, &c), 0);
+	if (!catalog_find(&c, "bwrap")) { /* the portable build has none */
+		catalog_free(&c);
+		policy_free(&p);
+		skip();
+	}
 	struct launch l;
 	launch_init(&l, &p, &c, false, true);
 	l.plugins = calloc(1, sizeof(*l.plugins));
