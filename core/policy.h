@@ -59,7 +59,7 @@ struct plugin_override {
 	char *given; /* "--allow-nix", "AGENTSANDBOX_ALLOW_NIX": for messages */
 };
 
-/* sandbox.limits (core/limits.c); source SRC_DEFAULT: the built-in default. */
+/* sandbox.limits (core/rlimits.c); source SRC_DEFAULT: the built-in default. */
 enum { LIMIT_NOFILE, LIMIT_NPROC, LIMIT_CPU, LIMIT_AS, LIMIT_COUNT };
 #define LIMIT_UNLIMITED (-1)
 struct plimit {

@@ -51,6 +51,15 @@ check_fails "/tmp is private: the host's /tmp is not visible" -- run "test -e '$
 check "the workspace is the working directory" -- run "test \"\$PWD\" = '$WS'"
 check "CA certificates are available" -- run 'test -s /etc/ssl/certs/ca-certificates.crt'
 
+# --- inherited file descriptors ------------------------------------------------
+# A caller's open fd (a terminal's, an IDE's, a wrapper's) never reaches the
+# agent, whatever its number.
+echo "PRIVATE KEY" >"$TEST_TMP/leaked-key"
+out=$(exec 9<"$TEST_TMP/leaked-key" 7<"$TEST_TMP/leaked-key" 200<"$TEST_TMP/leaked-key"; run 'for fd in 7 9 200; do cat /proc/self/fd/$fd 2>/dev/null; cat <&$fd 2>/dev/null; done; ls /proc/self/fd | tr "\n" " "')
+ok $(! grep -q "PRIVATE KEY" <<<"$out"; echo $?) "fds the caller left open are not readable inside"
+ok $([ "$(tr -d ' ' <<<"${out% }")" = 0123 ] || [ "$(tr ' ' '\n' <<<"$out" | grep -c .)" -le 4 ]; echo $?) \
+    "only fds 0-2 are open inside (got: $out)"
+
 # --- executables and environment ---------------------------------------------
 check "declared packages are on PATH" -- run 'command -v git'
 check "bash is always there" -- run 'command -v bash'
@@ -189,6 +198,22 @@ CFG
         "a failing $stage hook: 125, agent never ran, post_exit still ran"
 done
 ok $(grep -q "failing in pre_exec as asked" <<<"$err"; echo $?) "the plugin's error reaches the user"
+# A plan change after the plan is final fails the launch, loudly.
+rm -f "$TEST_TMP/hooks.log"
+cat >"$TEST_TMP/probe-late.cfg" <<CFG
+sandbox: { command = "bash"; };
+plugins: { probe: { log = "$TEST_TMP/hooks.log"; late_change = true; }; };
+CFG
+err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-late.cfg" -- -c 'touch ran' 2>&1)
+code=$?
+ok $([ $code -eq 125 ] && grep -q "late change refused" "$TEST_TMP/hooks.log" && [ ! -e "$WS/ran" ] &&
+    grep -q "plugin probe: an environment variable after the plan is final" <<<"$err"; echo $?) \
+    "a plan change in pre_exec is refused and fails the launch ($err)"
+# A plugin's declared option, by flag and by variable (the core knows no plugin).
+out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe.cfg" --probe-note "from a flag" -- -c 'echo "$ASB_PROBE_NOTE"')
+ok $([ "$out" = "from a flag" ]; echo $?) "a plugin's own flag reaches it"
+out=$(AGENTSANDBOX_PROBE_NOTE="from the env" "$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe.cfg" -- -c 'echo "$ASB_PROBE_NOTE"')
+ok $([ "$out" = "from the env" ]; echo $?) "a plugin's own variable reaches it"
 printf 'plugins: { probe: { nope = 1; }; };\nsandbox: { command = "bash"; };\n' >"$TEST_TMP/probe-key.cfg"
 err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-key.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q "probe-key.cfg:1: unknown key 'plugins.probe.nope'" <<<"$err"; echo $?) "unknown plugin keys are errors with file:line"

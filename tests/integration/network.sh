@@ -55,6 +55,18 @@ check_fails "filtered: UDP DNS fails" -- in_filtered "timeout 5 bash -c 'echo x 
 check_fails "filtered: no resolver" -- in_filtered "grep -q nameserver /etc/resolv.conf"
 out=$(in_filtered 'for p in 22 80 443 3128 8080; do (echo > /dev/tcp/127.0.0.1/$p) 2>/dev/null && echo $p; done')
 ok $([ "$out" = 3128 ]; echo $?) "filtered: the proxy is the only listener reachable ($out)"
+# The agent's own localhost servers just work, on any port (a test suite's
+# listen(0)), while nothing outside is reachable (the checks above).
+out=$(in_filtered "python3 -c '
+import socket, threading
+s = socket.socket(); s.bind((\"127.0.0.1\", 0)); s.listen(1)
+port = s.getsockname()[1]
+def serve():
+    c, _ = s.accept(); c.sendall(b\"pong\"); c.close()
+threading.Thread(target=serve).start()
+c = socket.create_connection((\"127.0.0.1\", port)); print(port, c.recv(4).decode())
+'" 2>&1)
+ok $([[ "$out" =~ ^[0-9]+\ pong$ ]]; echo $?) "filtered: a listen(0) server inside and its client talk on loopback ($out)"
 check "filtered: the CA bundle is trusted by the usual variables" -- in_filtered 'test -s "$SSL_CERT_FILE" && test "$NODE_EXTRA_CA_CERTS" = "$CURL_CA_BUNDLE" && test -n "$GIT_SSL_CAINFO$REQUESTS_CA_BUNDLE$NIX_SSL_CERT_FILE"'
 check "filtered: proxy variables are set" -- in_filtered 'test -n "$HTTP_PROXY" && test "$https_proxy" = "$HTTPS_PROXY" && test -n "$ALL_PROXY" && test -n "$NO_PROXY"'
 s=$(sessions | tail -1)
