@@ -133,14 +133,18 @@ static int add_system(struct plan *plan)
 			target[len] = '\0';
 			r = plan_entry(plan, ASB_ENTRY_SYMLINK, 0, 0, target, *d, NULL, 0, "core");
 		} else {
-			r = plan_path(plan, ASB_ENTRY_READ, *d, NULL, ASB_ENTRY_F_TRY, "core");
+			r = plan_path_unopened(plan, ASB_ENTRY_READ, *d, NULL, 0, "core");
 		}
 		if (r < 0)
 			return r;
 	}
-	for (const char *const *e = etc_paths; *e; e++)
-		if ((r = plan_path(plan, ASB_ENTRY_READ, *e, NULL, ASB_ENTRY_F_TRY, "core")) < 0)
+	/* By name, when present: root-owned files the sandbox cannot swap. */
+	for (const char *const *e = etc_paths; *e; e++) {
+		struct stat st;
+		if (lstat(*e, &st) == 0 && (r = plan_path_unopened(plan, ASB_ENTRY_READ, *e, NULL,
+		                                                   ASB_ENTRY_F_TRY, "core")) < 0)
 			return r;
+	}
 	if ((r = plan_entry(plan, ASB_ENTRY_PROC, 0, 0, NULL, "/proc", NULL, 0, "core")) < 0 ||
 	    (r = plan_entry(plan, ASB_ENTRY_DEVFS, 0, 0, NULL, "/dev", NULL, 0, "core")) < 0 ||
 	    (r = plan_ephemeral(plan, "/tmp", 01777, "core")) < 0 ||

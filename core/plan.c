@@ -125,8 +125,10 @@ int plan_path_unopened(struct plan *plan, uint32_t type, const char *host_path, 
                        uint32_t flags, const char *origin)
 {
 	struct plan_entry e;
-	int r = new_entry(&e, type, (flags & ~ASB_ENTRY_F_TRY) | ASB_ENTRY_F_DIR, 0, host_path,
-	                  dest ? dest : host_path, origin);
+	struct stat st;
+	uint32_t kind = stat(host_path, &st) < 0 || S_ISDIR(st.st_mode) ? ASB_ENTRY_F_DIR : 0;
+	int r = new_entry(&e, type, (flags & (ASB_ENTRY_F_TRY | ASB_ENTRY_F_EXEC)) | kind, 0,
+	                  host_path, dest ? dest : host_path, origin);
 	if (r < 0)
 		return r;
 	e.remapped = dest && strcmp(dest, host_path) != 0;

@@ -87,8 +87,11 @@ void plan_free(struct plan *plan);
  * (returns 0). */
 int plan_path(struct plan *plan, uint32_t type, const char *host_path, const char *dest,
               uint32_t flags, const char *origin);
-/* An entry whose host path is named but not opened (a dry run shows where a
- * missing rw dir will be). */
+/* An entry whose host path is named but not opened: the system's own
+ * directories and /etc files (root-owned, nothing in the sandbox can swap
+ * them; pinning each costs a launch more than it guards), and, in a dry
+ * run, a missing rw dir. ASB_ENTRY_F_TRY: it may be missing when the
+ * sandbox starts. */
 int plan_path_unopened(struct plan *plan, uint32_t type, const char *host_path, const char *dest,
                        uint32_t flags, const char *origin);
 /* EPHEMERAL, MASK (a file gets an empty fd), FILE (content copied into a

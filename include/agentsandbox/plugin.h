@@ -110,7 +110,8 @@ extern "C" {
 	    * pts ptmx shm), private */
 
 /* Entry flags. */
-#define ASB_ENTRY_F_TRY    0x1u /* plan_path: a missing host path is skipped */
+#define ASB_ENTRY_F_TRY    0x1u /* the host path may be missing: skip it then (plan_path
+                                 * checks now; an unpinned entry when the sandbox starts) */
 #define ASB_ENTRY_F_EXEC   0x2u /* the agent may execute files from here */
 #define ASB_ENTRY_F_DIR    0x4u /* a directory (set by the host for paths) */
 #define ASB_ENTRY_F_PINNED 0x8u /* fd is the very object the host checked */
@@ -127,7 +128,8 @@ struct asb_entry {
 	uint32_t flags; /* ASB_ENTRY_F_* */
 	uint32_t mode;  /* EPHEMERAL/MASK/FILE permission bits; 0 = default */
 	int32_t fd;     /* READ/WRITE/DEVICE: the pinned host object (O_PATH where
-	                 * the platform has it); FILE: its content; else -1 */
+	                 * the platform has it), or -1 for a root-owned system path
+	                 * exposed by name; FILE and MASK files: the content; else -1 */
 	int32_t reserved;
 	const char *host_path; /* READ/WRITE/DEVICE: resolved host path; SYMLINK: target */
 	const char *dest;      /* absolute path inside */

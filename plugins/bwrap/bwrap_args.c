@@ -54,8 +54,11 @@ static int render_path(const struct asb_host *host, struct asb_ctx *ctx, const s
 		if ((r = out_fd(host, ctx, e->fd)) < 0)
 			return r;
 	} else {
-		/* Only a dry run shows unopened paths (a missing rw dir). */
-		OUT(e->type == ASB_ENTRY_READ ? "--ro-bind" : "--bind");
+		/* By name: the system's own paths (and, in a dry run, a missing rw
+		 * dir). */
+		bool try = e->flags & ASB_ENTRY_F_TRY;
+		OUT(e->type == ASB_ENTRY_READ ? (try ? "--ro-bind-try" : "--ro-bind")
+		                              : (try ? "--bind-try" : "--bind"));
 		OUT(e->host_path);
 	}
 	OUT(e->dest);
