@@ -680,7 +680,10 @@ int launch_run(struct launch *l)
 		code = wait_op(host_table(), &l->backend->ctx, l->backend->data, wstatus);
 	else
 		code = supervisor_exit_code(wstatus);
-	child_stop(&l->spawned, SIGKILL, 0);
+	if (wstatus >= 0)
+		child_forget(&l->spawned);
+	else
+		child_stop(&l->spawned, SIGKILL, 1000);
 	if (code < 0) {
 		/* The backend failed before the agent ran: a setup error. */
 		log_msg(LOG_ERROR, "the %s sandbox failed before the agent started (%s)",

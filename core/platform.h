@@ -33,6 +33,9 @@ struct child {
 void child_track(struct child *c, pid_t pid);
 /* Send `sig`, wait up to timeout_ms for it to end, then SIGKILL; reap. */
 void child_stop(struct child *c, int sig, int timeout_ms);
+/* It was reaped already (by the supervisor's loop): let go of the handle
+ * without signalling a pid that may belong to someone else by now. */
+void child_forget(struct child *c);
 
 /* In a freshly forked child of `parent`, before exec (async-signal-safe):
  * die when the launcher dies (where the platform can say so; also when it

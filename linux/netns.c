@@ -277,6 +277,10 @@ int platform_netns_attach(struct netns_link **out, pid_t sandbox_pid, int netns_
 		 * entries, which need it dumpable (the supervisor is not). */
 		prctl(PR_SET_DUMPABLE, 1);
 
+		/* It never execs: drop the launcher's handlers too. */
+		for (int sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				(void)signal(sig, SIG_DFL);
 		sigset_t all;
 		sigfillset(&all);
 		sigprocmask(SIG_UNBLOCK, &all, NULL);

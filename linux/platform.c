@@ -71,6 +71,13 @@ void child_stop(struct child *c, int sig, int timeout_ms)
 	*c = CHILD_NONE;
 }
 
+void child_forget(struct child *c)
+{
+	if (c->handle >= 0)
+		close(c->handle);
+	*c = CHILD_NONE;
+}
+
 int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool no_new_privs)
 {
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) < 0)

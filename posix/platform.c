@@ -48,6 +48,11 @@ void child_stop(struct child *c, int sig, int timeout_ms)
 	*c = CHILD_NONE;
 }
 
+void child_forget(struct child *c)
+{
+	*c = CHILD_NONE;
+}
+
 int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool no_new_privs)
 {
 	(void)parent;       /* no parent-death signal here */
