@@ -43,6 +43,10 @@ static void usage(FILE *f)
 	    "  --listen-fd N        accept on an already-listening socket\n"
 	    "  --ca-out FILE        write the session CA certificate (PEM, mode 0644)\n"
 	    "  --log FILE           allow/deny log (default: stderr)\n"
+	    "  --log-max BYTES      stop writing the log at this size (default 16M; 0: no cap)\n"
+	    "  --log-rate N         log lines a second per kind: allowed, blocked, proxy\n"
+	    "                       (default 100, bursts of 10 s worth); beyond it repeats\n"
+	    "                       and drops are counted and reported\n"
 	    "  --ready-fd N         write one byte to N once listening and the CA is written\n"
 	    "  --check              validate the rules, print warnings, exit\n"
 	    "  --header-timeout S   seconds for a request head to arrive (default 30)\n"
@@ -84,6 +88,24 @@ static double parse_secs(const char *s, const char *what)
 	if (*s == '\0' || *end != '\0' || !(v > 0) || v > 86400)
 		die("%s: \"%s\" is not a number of seconds", what, s);
 	return v;
+}
+
+/* A size: digits with an optional K, M or G (powers of 1024). */
+static size_t parse_size(const char *s, size_t max, const char *what)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (errno || *s < '0' || *s > '9' || *end != '\0' || v > (max >> shift))
+		die("%s: \"%s\" is not a size up to %zu (K, M, G suffixes allowed)", what, s, max);
+	return (size_t)(v << shift);
 }
 
 static int listen_unix(const char *path)
@@ -148,6 +170,11 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 	ev_break(loop, EVBREAK_ALL);
 }
 
+static void on_log_tick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	plog_tick();
+}
+
 /* Room for every connection's fds: client, server and two splice pipes. */
 static size_t raise_nofile(void)
 {
@@ -171,6 +198,8 @@ int main(int argc, char **argv)
 		O_LISTEN_FD,
 		O_CA_OUT,
 		O_LOG,
+		O_LOG_MAX,
+		O_LOG_RATE,
 		O_CHECK,
 		O_READY_FD,
 		O_HEADER_TO,
@@ -187,6 +216,8 @@ int main(int argc, char **argv)
 	    {"listen-fd", required_argument, NULL, O_LISTEN_FD},
 	    {"ca-out", required_argument, NULL, O_CA_OUT},
 	    {"log", required_argument, NULL, O_LOG},
+	    {"log-max", required_argument, NULL, O_LOG_MAX},
+	    {"log-rate", required_argument, NULL, O_LOG_RATE},
 	    {"check", no_argument, NULL, O_CHECK},
 	    {"ready-fd", required_argument, NULL, O_READY_FD},
 	    {"header-timeout", required_argument, NULL, O_HEADER_TO},
@@ -199,7 +230,8 @@ int main(int argc, char **argv)
 	    {0},
 	};
 	const char *config = NULL, *listen_spec = NULL, *ca_out = NULL, *log_path = NULL;
-	int listen_fd = -1, ready_fd = -1, max_conns = 0, opt;
+	int listen_fd = -1, ready_fd = -1, max_conns = 0, log_rate = PLOG_DEFAULT_RATE, opt;
+	size_t log_max = PLOG_DEFAULT_MAX;
 	bool check = false;
 	struct proxy px = {
 	    .header_timeout = 30,
@@ -224,6 +256,12 @@ int main(int argc, char **argv)
 			break;
 		case O_LOG:
 			log_path = optarg;
+			break;
+		case O_LOG_MAX:
+			log_max = parse_size(optarg, (size_t)1 << 40, "--log-max");
+			break;
+		case O_LOG_RATE:
+			log_rate = parse_int(optarg, 1, 1000000, "--log-rate");
 			break;
 		case O_CHECK:
 			check = true;
@@ -290,7 +328,8 @@ int main(int argc, char **argv)
 	int n_listen = (listen_spec != NULL) + (listen_fd >= 0);
 	if (n_listen != 1)
 		die("give exactly one of --listen or --listen-fd");
-	if (plog_open(log_path) < 0)
+	plog_set_rate((unsigned)log_rate);
+	if (plog_open(log_path, log_max) < 0)
 		die("--log %s: %s", log_path, strerror(errno));
 	for (char **w = rules->warnings; log_path && w && *w; w++)
 		plog_info("warning: %s", *w);
@@ -331,6 +370,9 @@ int main(int argc, char **argv)
 	ev_signal_init(&sigint, on_signal, SIGINT);
 	ev_signal_start(px.loop, &sigterm);
 	ev_signal_start(px.loop, &sigint);
+	ev_timer log_tick;
+	ev_timer_init(&log_tick, on_log_tick, 1, 1);
+	ev_timer_start(px.loop, &log_tick);
 	proxy_start(&px);
 
 	if (ready_fd >= 0) {
@@ -340,6 +382,7 @@ int main(int argc, char **argv)
 	}
 	ev_run(px.loop, 0);
 	proxy_stop(&px);
+	plog_flush();
 	close(px.listen_fd);
 	if (listen_spec && strncmp(listen_spec, "unix:", 5) == 0)
 		unlink(listen_spec + 5);
