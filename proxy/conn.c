@@ -34,7 +34,7 @@
 #include <openssl/err.h>
 
 #define BUF_SIZE  HTTP_MAX_HEAD /* a whole head must fit */
-#define PIPE_SIZE (1 << 20)
+#define PIPE_SIZE PROXY_PIPE_SIZE
 #define UNLIMITED UINT64_MAX
 
 struct buf {
@@ -397,8 +397,7 @@ static void conn_free(struct conn *c)
 	if (c->next)
 		c->next->pprev = c->pprev;
 	free(c);
-	if (px->n_conns-- == px->max_conns)
-		ev_io_start(px->loop, &px->listen_io); /* room again */
+	px->n_conns--;
 }
 
 static void close_upstream(struct conn *c)
@@ -720,7 +719,8 @@ static void try_connect(struct conn *c)
 {
 	while (c->next_addr < c->n_addrs) {
 		int fd;
-		if (upstream_connect(&c->addrs[c->next_addr++], c->up_port, &fd) < 0)
+		if (upstream_connect(&c->addrs[c->next_addr++], c->up_port, c->px->upstream_sockbuf,
+		                     &fd) < 0)
 			continue;
 		c->up.fd = fd;
 		ev_io_set(&c->up.io, fd, 0);
@@ -1117,8 +1117,8 @@ static bool step(struct conn *c, bool *progress)
 	}
 	if (want_client_read(c)) {
 		r = flow_fill(c, &c->c2u, &c->cli, &c->up);
-		if (r < 0)
-			return client_ended(c);
+		if (r < 0) /* go round again: a client gone while idle is freed at once */
+			return client_ended(c) && (*progress = true);
 		*progress |= r > 0;
 	}
 	*progress |= step_request(c);
@@ -1156,7 +1156,7 @@ static bool step(struct conn *c, bool *progress)
 	if (want_up_read(c)) {
 		r = flow_fill(c, &c->u2c, &c->up, &c->cli);
 		if (r < 0)
-			return upstream_ended(c);
+			return upstream_ended(c) && (*progress = true);
 		*progress |= r > 0;
 		if (r > 0 && c->sstate == S_IDLE) { /* bytes nobody asked for */
 			close_upstream(c);
@@ -1358,20 +1358,53 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 
 /* ---- accepting ---- */
 
+/* Over the limit: say so and close. What the client already sent is read first,
+ * so closing sends a FIN rather than a reset that could destroy the answer. */
+static void refuse_conn(struct proxy *px, int fd)
+{
+	char body[128], resp[512], sink[4096];
+	int bn = snprintf(body, sizeof(body),
+	                  "too many connections: this proxy serves %zu at once\n", px->max_conns);
+	int n = snprintf(resp, sizeof(resp),
+	                 "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+	                 "Content-Length: %d\r\nX-Proxy-Error: too many connections\r\n"
+	                 "Connection: close\r\n\r\n%s",
+	                 bn, body);
+	for (int i = 0; i < 16 && read(fd, sink, sizeof(sink)) > 0; i++)
+		;
+	ssize_t w = send(fd, resp, (size_t)n, MSG_NOSIGNAL);
+	(void)w;
+	shutdown(fd, SHUT_WR);
+	close(fd);
+	plog_info("refused a connection: %zu are open, the limit (--max-conns)", px->max_conns);
+}
+
+static void on_accept_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct proxy *px = w->data;
+	ev_io_start(loop, &px->listen_io);
+}
+
 static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct proxy *px = w->data;
 
 	for (int i = 0; i < 64; i++) {
-		if (px->n_conns >= px->max_conns) {
-			ev_io_stop(loop, &px->listen_io); /* resumes when one closes */
-			return;
-		}
 		int fd = accept4(px->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE)
-				plog_info("out of file descriptors; accepting later");
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				/* The listener stays readable: without a pause this spins. */
+				plog_info("out of file descriptors; accepting again in 0.5 s");
+				ev_io_stop(loop, &px->listen_io);
+				ev_timer_set(&px->accept_retry, 0.5, 0);
+				ev_timer_start(loop, &px->accept_retry);
+			}
 			return;
+		}
+		if (px->n_conns >= px->max_conns) {
+			refuse_conn(px, fd);
+			continue;
 		}
 		struct conn *c = calloc(1, sizeof(*c));
 		if (!c) {
@@ -1433,7 +1466,7 @@ int proxy_server_tls_ctx(SSL_CTX **out)
 void proxy_stop(struct proxy *px)
 {
 	ev_io_stop(px->loop, &px->listen_io);
-	px->max_conns = SIZE_MAX; /* so closing does not resume accepting */
+	ev_timer_stop(px->loop, &px->accept_retry);
 	while (px->conns)
 		conn_free(px->conns);
 	while (pool_n)
@@ -1444,5 +1477,7 @@ void proxy_start(struct proxy *px)
 {
 	ev_io_init(&px->listen_io, on_accept, px->listen_fd, EV_READ);
 	px->listen_io.data = px;
+	ev_init(&px->accept_retry, on_accept_retry);
+	px->accept_retry.data = px;
 	ev_io_start(px->loop, &px->listen_io);
 }

@@ -53,7 +53,12 @@ static void usage(FILE *f)
 	    "  --idle-timeout S     seconds an idle keep-alive connection lives (default 60)\n"
 	    "  --connect-timeout S  seconds to reach a server (default 10)\n"
 	    "  --io-timeout S       seconds without traffic on an exchange (default 600)\n"
-	    "  --max-conns N        concurrent client connections (default: from RLIMIT_NOFILE)\n"
+	    "  --max-conns N        concurrent client connections; beyond, a 503 (default 256,\n"
+	    "                       fewer when RLIMIT_NOFILE is low)\n"
+	    "  --client-sockbuf B   send and receive buffer of each client socket (default 128K)\n"
+	    "  --upstream-sockbuf B ... of each server socket (default 256K); fixed sizes, so\n"
+	    "                       the kernel cannot grow them for a client that stops reading.\n"
+	    "                       The proxy logs the bound they give at start.\n"
 	    "  --help, --version\n"
 	    "\n"
 	    "Proxy environment variables (http_proxy, ...) are never used.\n");
@@ -175,6 +180,22 @@ static void on_log_tick(struct ev_loop *loop, ev_timer *w, int revents)
 	plog_tick();
 }
 
+/* What one session can make the host hold, said once at start. Linux doubles the
+ * buffer sizes set (for its bookkeeping); pipes exist only for plain HTTP bodies. */
+static void log_limits(const struct proxy *px, size_t log_max, unsigned log_rate)
+{
+	size_t per_conn = 4 * (size_t)(px->client_sockbuf) + 4 * (size_t)(px->upstream_sockbuf) +
+	                  2 * (size_t)PROXY_PIPE_SIZE;
+	char logcap[64] = "no cap";
+	if (log_max)
+		snprintf(logcap, sizeof(logcap), "capped at %zu KiB", log_max >> 10);
+	plog_info("limits: %zu connections; socket buffers %d KiB (client) and %d KiB (server) "
+	          "each way; at most %zu MiB of kernel buffers in all; log %s, %u lines a second "
+	          "per kind",
+	          px->max_conns, px->client_sockbuf >> 10, px->upstream_sockbuf >> 10,
+	          (px->max_conns * per_conn) >> 20, logcap, log_rate);
+}
+
 /* Room for every connection's fds: client, server and two splice pipes. */
 static size_t raise_nofile(void)
 {
@@ -207,6 +228,8 @@ int main(int argc, char **argv)
 		O_CONNECT_TO,
 		O_IO_TO,
 		O_MAX_CONNS,
+		O_CLIENT_SOCKBUF,
+		O_UPSTREAM_SOCKBUF,
 		O_HELP,
 		O_VERSION,
 	};
@@ -225,6 +248,8 @@ int main(int argc, char **argv)
 	    {"connect-timeout", required_argument, NULL, O_CONNECT_TO},
 	    {"io-timeout", required_argument, NULL, O_IO_TO},
 	    {"max-conns", required_argument, NULL, O_MAX_CONNS},
+	    {"client-sockbuf", required_argument, NULL, O_CLIENT_SOCKBUF},
+	    {"upstream-sockbuf", required_argument, NULL, O_UPSTREAM_SOCKBUF},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
 	    {0},
@@ -238,6 +263,8 @@ int main(int argc, char **argv)
 	    .idle_timeout = 60,
 	    .connect_timeout = 10,
 	    .io_timeout = 600,
+	    .client_sockbuf = PROXY_DEFAULT_CLIENT_SOCKBUF,
+	    .upstream_sockbuf = PROXY_DEFAULT_UPSTREAM_SOCKBUF,
 	};
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -283,6 +310,17 @@ int main(int argc, char **argv)
 			break;
 		case O_MAX_CONNS:
 			max_conns = parse_int(optarg, 1, 1 << 20, "--max-conns");
+			break;
+		case O_CLIENT_SOCKBUF:
+			px.client_sockbuf = (int)parse_size(optarg, 64u << 20, "--client-sockbuf");
+			if (px.client_sockbuf < 4096)
+				die("--client-sockbuf: at least 4K");
+			break;
+		case O_UPSTREAM_SOCKBUF:
+			px.upstream_sockbuf =
+			    (int)parse_size(optarg, 64u << 20, "--upstream-sockbuf");
+			if (px.upstream_sockbuf < 4096)
+				die("--upstream-sockbuf: at least 4K");
 			break;
 		case O_HELP:
 			usage(stdout);
@@ -348,6 +386,12 @@ int main(int argc, char **argv)
 		px.listen_fd = listen_unix(listen_spec + 5);
 	else
 		px.listen_fd = listen_tcp(listen_spec);
+	/* Accepted sockets inherit the listener's buffer sizes (and their lock). */
+	if (setsockopt(px.listen_fd, SOL_SOCKET, SO_RCVBUF, &px.client_sockbuf,
+	               sizeof(px.client_sockbuf)) < 0 ||
+	    setsockopt(px.listen_fd, SOL_SOCKET, SO_SNDBUF, &px.client_sockbuf,
+	               sizeof(px.client_sockbuf)) < 0)
+		die("--client-sockbuf: %s", strerror(errno));
 	px.self_len = sizeof(px.self);
 	getsockname(px.listen_fd, (struct sockaddr *)&px.self, &px.self_len);
 	if (px.self.ss_family == AF_INET || px.self.ss_family == AF_INET6) {
@@ -359,7 +403,11 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	size_t fds = raise_nofile();
-	px.max_conns = max_conns ? (size_t)max_conns : fds / 4;
+	/* Each connection may hold six fds: client, server, two pipes. */
+	px.max_conns =
+	    max_conns ? (size_t)max_conns
+	              : (fds / 6 < PROXY_DEFAULT_MAX_CONNS ? fds / 6 : PROXY_DEFAULT_MAX_CONNS);
+	log_limits(&px, log_path ? log_max : 0, (unsigned)log_rate);
 	px.loop = EV_DEFAULT;
 	px.rules = rules;
 	px.hosts = hosts;
