@@ -232,12 +232,17 @@ def main():
         blob = b"".join(b"GET http://evil.test/%s HTTP/1.1\r\nHost: evil.test\r\n\r\n" % (
             (b"%d" % i) if distinct else b"x") for i in range(n))
         threading.Thread(target=s.sendall, args=(blob,), daemon=True).start()
-        got, buf = 0, b""
+        got, tail = 0, b""
         while got < n:
-            d = s.recv(1 << 20)
+            try:
+                d = s.recv(1 << 20)
+            except OSError:
+                break
             if not d:
                 break
-            got += d.count(b"HTTP/1.1 403")
+            buf = tail + d  # a status line may straddle two reads
+            got += buf.count(b"HTTP/1.1 403")
+            tail = buf[-11:]  # too short to hold a whole one: nothing is counted twice
         s.close()
         return got
 
