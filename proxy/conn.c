@@ -15,6 +15,7 @@
  * Everything is level-triggered: `drive` makes all the progress it can, then
  * asks libev for exactly the readiness it is waiting for. */
 #include "conn.h"
+#include "hostaddr.h"
 #include "hostcheck.h"
 #include "http_parse.h"
 #include "log.h"
@@ -694,7 +695,7 @@ static bool step_request(struct conn *c)
 
 /* ---- the upstream side ---- */
 
-static bool is_self(struct conn *c, const struct host_addr *a, uint16_t port)
+static bool is_self(struct conn *c, const struct host_addr *a, uint16_t port, bool local)
 {
 	struct host_addr self;
 	const struct sockaddr *sa = (const struct sockaddr *)&c->px->self;
@@ -706,9 +707,9 @@ static bool is_self(struct conn *c, const struct host_addr *a, uint16_t port)
 	if (sport != port)
 		return false;
 	enum addr_class ac = host_addr_classify(a);
-	/* A wildcard listener answers on every local address. */
+	/* A wildcard listener answers on every local address: the host's own too. */
 	if (host_addr_classify(&self) == ADDR_UNSPECIFIED)
-		return ac == ADDR_LOOPBACK || ac == ADDR_UNSPECIFIED;
+		return ac == ADDR_LOOPBACK || ac == ADDR_UNSPECIFIED || local;
 	if (self.family != a->family)
 		return false;
 	return self.family == AF_INET ? self.v4.s_addr == a->v4.s_addr
@@ -732,25 +733,34 @@ static void try_connect(struct conn *c)
 	fail_exchange(c, 502, "Bad Gateway", "cannot connect to the server");
 }
 
-/* Only the addresses the rules allow are dialled: the ones we checked. */
+/* Only the addresses the rules allow are dialled: the ones we checked. The host's
+ * own addresses count as loopback (hostaddr.h); when the routing table cannot be
+ * asked, an address counts as the host's. */
 static void got_addrs(struct conn *c, const struct host_addr *addrs, size_t n)
 {
+	enum netrules_verdict why = NETRULES_DENY_PRIVATE;
+
 	c->n_addrs = c->next_addr = 0;
 	for (size_t i = 0; i < n; i++) {
-		enum addr_class ac = host_addr_classify(&addrs[i]);
-		if (ac != ADDR_PUBLIC && !c->up_rule->allow_private)
+		bool local = false, private = host_addr_classify(&addrs[i]) != ADDR_PUBLIC;
+		if (!private && hostaddr_is_local(&addrs[i]) != 0) {
+			private = local = true;
+			why = NETRULES_DENY_HOST;
+		}
+		if (private && !c->up_rule->allow_private)
 			continue;
-		if (is_self(c, &addrs[i], c->up_port))
+		if (is_self(c, &addrs[i], c->up_port, local))
 			continue;
 		c->addrs[c->n_addrs++] = addrs[i];
 	}
 	if (c->n_addrs == 0) {
 		char pbuf[8], hostlog[HOST_MAX + 16];
-		snprintf(hostlog, sizeof(hostlog), "%s%s", c->up_host,
+		snprintf(hostlog, sizeof(hostlog), "%s%s%s%s", strchr(c->up_host, ':') ? "[" : "",
+		         c->up_host, strchr(c->up_host, ':') ? "]" : "",
 		         default_port_str(c->up_port, c->up_tls, pbuf, sizeof(pbuf)));
 		plog_blocked(c->method, hostlog, c->req_path ? c->req_path : "",
-		             netrules_reason(NETRULES_DENY_PRIVATE));
-		fail_exchange(c, 403, "Forbidden", netrules_reason(NETRULES_DENY_PRIVATE));
+		             netrules_reason(why));
+		fail_exchange(c, 403, "Forbidden", netrules_reason(why));
 		return;
 	}
 	try_connect(c);

@@ -1,6 +1,7 @@
 /* agentsandbox-proxy: the filtering HTTP/HTTPS proxy. Parses options, loads the
  * rules, makes the session CA, listens, and runs the loop. */
 #include "conn.h"
+#include "hostaddr.h"
 #include "log.h"
 #include "netrules.h"
 #include "tls_ca.h"
@@ -413,6 +414,10 @@ int main(int argc, char **argv)
 	px.hosts = hosts;
 	if (dns_init(px.loop) < 0)
 		die("resolver: %s", strerror(errno));
+	int hrc = hostaddr_init();
+	if (hrc < 0)
+		die("cannot open a routing socket (to recognise the host's own addresses): %s",
+		    strerror(-hrc));
 	ev_signal sigterm, sigint;
 	ev_signal_init(&sigterm, on_signal, SIGTERM);
 	ev_signal_init(&sigint, on_signal, SIGINT);

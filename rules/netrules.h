@@ -41,6 +41,7 @@ enum netrules_verdict {
 	NETRULES_DENY_METHOD,
 	NETRULES_DENY_PORT,
 	NETRULES_DENY_PRIVATE,
+	NETRULES_DENY_HOST, /* resolves to the host's own address: like loopback */
 };
 
 struct netrules_decision {

@@ -716,6 +716,8 @@ const char *netrules_reason(enum netrules_verdict v)
 		return "port not allowed";
 	case NETRULES_DENY_PRIVATE:
 		return "private address";
+	case NETRULES_DENY_HOST:
+		return "the host's own address";
 	}
 	return "denied";
 }

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Regressions for what the hostile reviews of the filtered network got through
+# (issue 11), one section per class (TAP). Origins are servers.py, as in proxy.sh;
+# names resolve through hosts_file.
+. "$SRC_ROOT/tests/lib.sh"
+HERE="$SRC_ROOT/tests/proxy"
+
+for t in curl python3 openssl; do
+    command -v "$t" >/dev/null || skip_all "$t is not installed"
+done
+[ -x "$ASB_PROXY" ] || skip_all "no proxy binary at $ASB_PROXY"
+cd "$TEST_TMP"
+make_test_pki a.test || skip_all "openssl could not make the test certificates"
+
+# --- the host itself as a destination ---
+# In a network namespace of our own, the "host" has a public-looking IPv4 and IPv6
+# address on an interface (a veth pair): a name resolving to either, to a form
+# embedding the IPv4 one, or an entry naming it, must not reach the origin that
+# listens there, unless allow_private says so.
+cat >ns.sh <<'NS'
+set -u
+ip link set lo up &&
+    ip link add v0 type veth peer name v1 &&
+    ip link set v0 up && ip link set v1 up &&
+    ip addr add 203.0.114.7/24 dev v0 &&
+    ip -6 addr add 2a00:1450::7/64 dev v0 nodad || { echo "SETUP-FAILED"; exit 0; }
+python3 "$HERE/servers.py" nsports srv.pem srv.key :: &
+SRV=$!
+for _ in $(seq 100); do [ -s nsports ] && break; sleep 0.1; done
+read -r HP _ <nsports
+cat >ns.hosts <<HOSTS
+203.0.114.7 self.test ok.test
+2a00:1450::7 self6.test
+::ffff:203.0.114.7 mapped.test
+::ffff:0:203.0.114.7 siit.test
+::203.0.114.7 compat.test
+64:ff9b::203.0.114.7 nat64.test
+2002:cb00:7207::1 sixtofour.test
+HOSTS
+cat >ns.cfg <<CFG
+network: {
+  allowed_domains = (
+    { domain = "*"; ports = [ $HP ]; },
+    { domain = "ok.test"; ports = [ $HP ]; allow_private = true; },
+    { domain = "203.0.114.7"; ports = [ $HP ]; },
+    { domain = "[2a00:1450::7]"; ports = [ $HP ]; }
+  );
+  hosts_file = "ns.hosts";
+};
+CFG
+"$ASB_PROXY" --config ns.cfg --listen 127.0.0.1:0 --log ns.log 2>ns.err &
+PX=$!
+for _ in $(seq 100); do grep -q "listening on" ns.log 2>/dev/null && break; sleep 0.05; done
+PP=$(sed -n 's/.*proxy: listening on 127.0.0.1:\([0-9]*\)$/\1/p' ns.log)
+direct=$(curl --noproxy "*" -s -o /dev/null -w '%{http_code}' "http://203.0.114.7:$HP/hello")
+echo "direct $direct"
+for h in ok.test self.test self6.test mapped.test siit.test compat.test nat64.test \
+    sixtofour.test 203.0.114.7 "[2a00:1450::7]"; do
+    echo "$h $(curl -s -o /dev/null -w '%{http_code}' -x "http://127.0.0.1:$PP" "http://$h:$HP/hello")"
+done
+kill $PX $SRV
+wait $PX
+NS
+if command -v unshare >/dev/null && command -v ip >/dev/null &&
+    unshare -rn true 2>/dev/null; then
+    HERE=$HERE ASB_PROXY=$ASB_PROXY unshare -rn bash ns.sh >ns.out 2>ns.stderr
+    if grep -q SETUP-FAILED ns.out; then
+        skip "the host's own addresses: cannot make a veth pair in a namespace"
+    else
+        res() { awk -v h="$1" '$1 == h { print $2 }' ns.out; }
+        [ "$(res direct)" = 200 ] && [ "$(res ok.test)" = 200 ]
+        ok $? "the origin on the host's own address answers (direct, and with allow_private)"
+        for h in self.test self6.test mapped.test siit.test compat.test nat64.test \
+            sixtofour.test 203.0.114.7 "[2a00:1450::7]"; do
+            [ "$(res "$h")" = 403 ]
+            ok $? "a \"*\" rule or an entry: $h (the host's own address) is refused ($(res "$h"))"
+        done
+        grep -q "blocked: GET self.test:[0-9]*/hello (the host's own address)" ns.log
+        ok $? "proxy.log names the reason: the host's own address"
+    fi
+else
+    skip "the host's own addresses: no unprivileged network namespace here"
+fi
+
+done_testing
