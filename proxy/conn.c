@@ -102,7 +102,7 @@ struct conn {
 	char up_host[HOST_MAX];
 	uint16_t up_port;
 	bool up_tls;
-	const struct netrule *up_rule;
+	bool allow_private; /* the current request may dial private and local addresses */
 	struct dns_job *dns;
 	struct host_addr addrs[UPSTREAM_MAX_ADDRS];
 	size_t n_addrs, next_addr;
@@ -516,6 +516,29 @@ static int write_headers(struct buf *b, const struct http_msg *m)
 
 static void start_upstream(struct conn *c);
 
+/* The target as forwarded: as sent, but with runs of '/' in the path merged, as the
+ * rules read it. Left alone, "//host/x" is a network-path reference to URL parsers
+ * (Node's new URL(), Python's urlsplit) and names another path than the one checked. */
+static int append_target(struct buf *b, struct http_str raw)
+{
+	const char *q = memchr(raw.p, '?', raw.n);
+	size_t plen = q ? (size_t)(q - raw.p) : raw.n;
+	for (size_t i = 0; i < plen; i++) {
+		size_t j = i;
+		while (j < plen && raw.p[j] != '/')
+			j++;
+		/* raw.p[i..j) has no slash; raw.p[j] is one (or the end) */
+		if (j > i && buf_append(b, raw.p + i, j - i) < 0)
+			return -ENOMEM;
+		if (j < plen && buf_append(b, "/", 1) < 0)
+			return -ENOMEM;
+		while (j + 1 < plen && raw.p[j + 1] == '/')
+			j++;
+		i = j;
+	}
+	return buf_append(b, raw.p + plen, raw.n - plen);
+}
+
 static void handle_connect(struct conn *c, const struct http_msg *m)
 {
 	struct http_target t;
@@ -551,7 +574,7 @@ static void handle_connect(struct conn *c, const struct http_msg *m)
 static void handle_request(struct conn *c, const struct http_msg *m)
 {
 	struct http_target t;
-	char host[HOST_MAX], hhost[HOST_MAX], path[8192], hostlog[HOST_MAX + 16], pbuf[8];
+	char host[HOST_MAX], hhost[HOST_MAX], hostlog[HOST_MAX + 16], pbuf[8];
 	bool is_ip, h_ip, tls;
 	uint16_t port;
 
@@ -610,23 +633,31 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 		}
 	}
 	struct http_str rawpath = t.path.n ? t.path : (struct http_str){"/", 1};
-	int prc = netrules_path_normalize(rawpath.p, rawpath.n, path, sizeof(path));
+	static struct netrules_paths paths; /* 32 KiB: not on the stack */
+	int prc = netrules_path_readings(rawpath.p, rawpath.n, &paths);
+	snprintf(hostlog, sizeof(hostlog), "%s%s%s%s", strchr(host, ':') ? "[" : "", host,
+	         strchr(host, ':') ? "]" : "", default_port_str(port, tls, pbuf, sizeof(pbuf)));
+	if (prc == -EILSEQ) {
+		/* Logged as sent (the log escapes it), without the query. */
+		const char *q = memchr(rawpath.p, '?', rawpath.n);
+		size_t n = q ? (size_t)(q - rawpath.p) : rawpath.n;
+		char raw[1024];
+		snprintf(raw, sizeof(raw), "%.*s", (int)(n < sizeof(raw) ? n : sizeof(raw) - 1),
+		         rawpath.p);
+		plog_blocked(c->method, hostlog, raw, netrules_reason(NETRULES_DENY_AMBIGUOUS));
+		respond(c, 400, "Bad Request", netrules_reason(NETRULES_DENY_AMBIGUOUS), false);
+		return;
+	}
 	if (prc < 0) {
 		respond(c, prc == -ENAMETOOLONG ? 414 : 400,
 		        prc == -ENAMETOOLONG ? "URI Too Long" : "Bad Request", "bad request path",
 		        false);
 		return;
 	}
-	snprintf(hostlog, sizeof(hostlog), "%s%s%s%s", strchr(host, ':') ? "[" : "", host,
-	         strchr(host, ':') ? "]" : "", default_port_str(port, tls, pbuf, sizeof(pbuf)));
+	const char *path = paths.p[0];
 
 	struct netrules_decision d;
-	netrules_match(c->px->rules, host, c->method, path, &d);
-	if (d.verdict == NETRULES_ALLOW && !netrules_port_allowed(d.rule, port))
-		d.verdict = NETRULES_DENY_PORT;
-	/* A WebSocket carries any traffic: only where every method is allowed. */
-	if (d.verdict == NETRULES_ALLOW && m->websocket && !netrules_all_methods(d.rule))
-		d.verdict = NETRULES_DENY_METHOD;
+	netrules_decide(c->px->rules, host, c->method, &paths, port, m->websocket, &d);
 	if (d.verdict != NETRULES_ALLOW) {
 		deny(c, m, hostlog, path, netrules_reason(d.verdict));
 		return;
@@ -638,7 +669,9 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 	/* The request as the origin will see it. */
 	struct buf *h =
 	    &c->c2u.head; /* An HTTP/1.0 client cannot read chunked replies: ask as it asked. */
-	buf_printf(h, "%s %.*s HTTP/1.%d\r\n", c->method, (int)rawpath.n, rawpath.p, m->minor);
+	buf_printf(h, "%s ", c->method);
+	append_target(h, rawpath);
+	buf_printf(h, " HTTP/1.%d\r\n", m->minor);
 	if (!m->host.p)
 		buf_printf(h, "Host: %s\r\n", hostlog);
 	write_headers(h, m);
@@ -663,14 +696,14 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 
 	if (c->ustate != U_NONE && c->up_reusable && !c->up.eof && c->up_port == port &&
 	    c->up_tls == tls && strcmp(c->up_host, host) == 0) {
-		c->up_rule = d.rule;
+		c->allow_private = d.allow_private;
 		return;
 	}
 	close_upstream(c);
 	snprintf(c->up_host, sizeof(c->up_host), "%s", host);
 	c->up_port = port;
 	c->up_tls = tls;
-	c->up_rule = d.rule;
+	c->allow_private = d.allow_private;
 	start_upstream(c);
 }
 
@@ -747,7 +780,7 @@ static void got_addrs(struct conn *c, const struct host_addr *addrs, size_t n)
 			private = local = true;
 			why = NETRULES_DENY_HOST;
 		}
-		if (private && !c->up_rule->allow_private)
+		if (private && !c->allow_private)
 			continue;
 		if (is_self(c, &addrs[i], c->up_port, local))
 			continue;

@@ -10,7 +10,67 @@ for t in curl python3 openssl; do
 done
 [ -x "$ASB_PROXY" ] || skip_all "no proxy binary at $ASB_PROXY"
 cd "$TEST_TMP"
-make_test_pki a.test || skip_all "openssl could not make the test certificates"
+make_test_pki a.test priv.test || skip_all "openssl could not make the test certificates"
+
+ASB_ORIGIN_LOG=$TEST_TMP/origin.log python3 "$HERE/servers.py" ports srv.pem srv.key &
+SERVERS=$!
+at_exit "kill $SERVERS 2>/dev/null"
+for _ in $(seq 100); do [ -s ports ] && break; sleep 0.1; done
+read -r HP SP <ports || { echo "Bail out! the origin servers did not start"; exit 1; }
+echo "127.0.0.1 a.test paths.test priv.test" >hosts
+P="ports = [ $HP, $SP ];"
+cat >asb.cfg <<CFG
+network: {
+  allowed_domains = (
+    { domain = "a.test"; $P allow_private = true; },
+    { domain = "paths.test"; path = "/x"; methods = [ "GET" ]; $P allow_private = true; },
+    { domain = "priv.test"; $P },
+    { domain = "priv.test"; path = "/private"; $P allow_private = true; }
+  );
+  hosts_file = "hosts";
+  upstream_ca_file = "upca.pem";
+};
+CFG
+mkfifo ready
+"$ASB_PROXY" --config asb.cfg --listen 127.0.0.1:0 --ca-out ca.pem --log proxy.log \
+    --ready-fd 3 3>ready 2>proxy.err &
+PROXY=$!
+at_exit "kill $PROXY 2>/dev/null"
+read -r -t 10 -n 1 _ <ready || { echo "Bail out! the proxy did not start"; exit 1; }
+PP=$(sed -n 's/.*proxy: listening on 127.0.0.1:\([0-9]*\)$/\1/p' proxy.log)
+CLIENT() { python3 "$HERE/client.py" "$PP" "$@"; }
+closed REASON"|closed REASON"
+raw() { CLIENT raw "GET http://paths.test:$HP$1 HTTP/1.1\\r\\nHost: paths.test:$HP\\r\\nConnection: close\\r\\n${2:-}\\r\\n"; }
+logged() { grep -qF -- "$1" proxy.log; }
+seen() { grep -qF -- " $1" origin.log; } # the origin received this request line
+
+# --- path rules against how servers resolve paths ---
+# paths.test allows GET under /x only; the origin serves /hello, which is not under it.
+[[ "$(raw /x/hello)" == "200 "* ]] && [[ "$(raw /hello)" == "403 "* ]]
+ok $? "the path rule: /x/hello served, /hello refused"
+for p in '/x/..;/hello' '/x/.;/hello' '/x/..;a=b/hello' '/x/%2e%2e;/hello' '/x/..%3B/hello' \
+    '/x/..\\hello' '/x\\..\\hello' '/x/..%5chello' '/x/%5C..%5Chello' '/x/%252e%252e/hello' \
+    '/x/%25%32%65%25%32%65/hello' '/x/%2e%2e/hello' '/x/%2E./hello' '/x%2F..%2Fhello' '/x/.../hello' \
+    '/x/..%20/hello' '/x/..%00/hello' '/x/%c0%ae%c0%ae/hello' '/x/%ef%bc%8e%ef%bc%8e/hello' \
+    '/x/..%ef%bc%8fhello'; do
+    out=$(raw "$p")
+    [[ "$out" == "400 closed ambiguous path" ]]
+    ok $? "$p: 400 ambiguous path ($out)"
+done
+logged "blocked: GET paths.test:$HP/x/..;/hello (ambiguous path)" &&
+    logged "blocked: GET paths.test:$HP/x/..\\x5chello (ambiguous path)"
+ok $? "proxy.log: blocked ... (ambiguous path), the backslash escaped"
+[[ "$(raw '/x;a=b/../hello')" == "400 "* ]] && [[ "$(raw '/x;a=b')" == "403 "* ]] &&
+    [[ "$(raw '/x%3Bjsessionid=1/hello')" == "403 "* ]]
+ok $? "';' parameters: a segment \"x;a=b\" is not /x to most servers: refused"
+[[ "$(raw '/x/hello;jsessionid=1')" == "200 "* ]]
+ok $? "';' parameters inside the rule's prefix are served"
+[[ "$(raw '/x%2Fhello')" == "403 "* ]] && [[ "$(raw '/x/a%2Fb')" == "200 "* ]] && seen "GET /x/a%2Fb HTTP/1.1"
+ok $? "%2F: /x%2Fhello is not under /x for Node or Apache (403); /x/a%2Fb is, forwarded as sent"
+[[ "$(raw '//x//hello')" == "200 "* ]] && seen "GET /x/hello HTTP/1.1" && ! grep -q " //x" origin.log
+ok $? "runs of '/' are forwarded merged: //x//hello reaches the origin as /x/hello"
+[[ "$(raw '/x/100%25')" == "200 "* ]] && [[ "$(raw '/x/%E2%82%AC')" == "200 "* ]]
+ok $? "a plain %25 and UTF-8 escapes are served"
 
 # --- the host itself as a destination ---
 # In a network namespace of our own, the "host" has a public-looking IPv4 and IPv6

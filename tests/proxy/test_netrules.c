@@ -50,15 +50,19 @@ struct vec {
 static void run_vectors(const char *cfg, const struct vec *v, size_t n)
 {
 	struct netrules *r = must_parse(cfg);
+	static struct netrules_paths paths;
 	for (size_t i = 0; i < n; i++) {
-		char host[HOST_MAX], path[1024];
+		char host[HOST_MAX];
 		bool is_ip;
 		struct netrules_decision d;
 		assert_int_equal(
 		    host_normalize(v[i].host, strlen(v[i].host), host, sizeof(host), &is_ip), 0);
-		assert_true(
-		    netrules_path_normalize(v[i].path, strlen(v[i].path), path, sizeof(path)) > 0);
-		netrules_match(r, host, v[i].method, path, &d);
+		if (netrules_path_readings(v[i].path, strlen(v[i].path), &paths) < 0) {
+			if (v[i].want != NETRULES_DENY_AMBIGUOUS)
+				fail_msg("vector %zu: %s refused", i, v[i].path);
+			continue;
+		}
+		netrules_decide(r, host, v[i].method, &paths, 80, false, &d);
 		if (d.verdict != v[i].want)
 			fail_msg("vector %zu: %s %s%s: got \"%s\", want \"%s\"", i, v[i].method,
 			         v[i].host, v[i].path, netrules_reason(d.verdict),
@@ -73,6 +77,7 @@ static void run_vectors(const char *cfg, const struct vec *v, size_t n)
 #define D NETRULES_DENY_DOMAIN
 #define P NETRULES_DENY_PATH
 #define M NETRULES_DENY_METHOD
+#define X NETRULES_DENY_AMBIGUOUS
 
 static const char cfg_a[] =
     "network: { allowed_domains = (\n"
@@ -126,8 +131,35 @@ static const struct vec vec_a[] = {
     {"only.paths.org", "GET", "/v1/admin/x", A},
     {"only.paths.org", "GET", "/v1admin", P},
     {"only.paths.org", "POST", "/v1/admin;jsessionid=1", M}, /* path parameters */
-    {"only.paths.org", "POST", "/v1%2Fadmin", M},            /* an encoded slash */
+    {"only.paths.org", "GET", "/v1/admin;jsessionid=1", A},
+    {"only.paths.org", "POST", "/v1;x/admin", P}, /* Tomcat: /v1/admin; others: not /v1 */
+    {"only.paths.org", "POST", "/v1%3Bx/admin", P},
+    {"only.paths.org", "GET", "/v1;x/admin", P},
+    {"only.paths.org", "POST", "/v1%2Fadmin", M}, /* an encoded slash */
     {"only.paths.org", "POST", "/v1%2fadmin/x", M},
+    {"only.paths.org", "GET", "/v1%2Fx", P},       /* not under /v1 for Node or Apache */
+    {"only.paths.org", "GET", "/v1/..;/admin", X}, /* Tomcat, Jetty: /admin */
+    {"only.paths.org", "GET", "/v1/.;/admin", X},
+    {"only.paths.org", "GET", "/v1/..;x=1/admin", X},
+    {"only.paths.org", "GET", "/v1/%2e%2e;/admin", X},
+    {"only.paths.org", "GET", "/v1/..%3B/admin", X},
+    {"only.paths.org", "GET", "/v1/..\\admin", X}, /* Node: a separator */
+    {"only.paths.org", "GET", "/v1\\..\\admin", X},
+    {"only.paths.org", "GET", "/v1/..%5cadmin", X}, /* IIS */
+    {"only.paths.org", "GET", "/v1/x%5C", X},
+    {"only.paths.org", "GET", "/v1/%252e%252e/admin", X}, /* decoded twice */
+    {"only.paths.org", "GET", "/v1/%25252e/admin", X},
+    {"only.paths.org", "GET", "/v1/...", X},
+    {"only.paths.org", "GET", "/v1/..%20/admin", X},
+    {"only.paths.org", "GET", "/v1/..%00/admin", X},              /* NUL truncation */
+    {"only.paths.org", "GET", "/v1/%c0%ae%c0%ae/admin", X},       /* overlong UTF-8 */
+    {"only.paths.org", "GET", "/v1/%ef%bc%8e%ef%bc%8e/admin", X}, /* fullwidth dots */
+    {"only.paths.org", "GET", "/v1/x%EF%BC%8Fy", X},
+    {"only.paths.org", "GET", "/v1//admin/x", A}, /* merged: /v1/admin/x */
+    {"only.paths.org", "POST", "//v1//admin", M},
+    {"only.paths.org", "GET", "/v1/100%25", A},    /* a plain percent sign */
+    {"only.paths.org", "GET", "/v1/%e2%82%ac", A}, /* UTF-8 is fine */
+    {"only.paths.org", "GET", "/v1/a..b/.x/x.", A},
     {"sub.only.paths.org", "GET", "/v2", P},
     {"docs.org", "GET", "/Guide", A},
     {"docs.org", "GET", "/guide", P},
@@ -263,7 +295,9 @@ static void test_path_normalize(void **state)
 	};
 	static const char *const bad[] = {"/a/..%2Fb", "/a/%2e%2e%2fb", "/a/../b", "/a/%2e%2E/b",
 	                                  "/a/./b",    "/a%zz",         "/a/b/..", "/.",
-	                                  "/%2e",      "a/b",           "",        "/a%2"};
+	                                  "/%2e",      "a/b",           "",        "/a%2",
+	                                  "/a\\b",     "/a%5Cb",        "/a%252e", "/a/.../b",
+	                                  "/a%00",     "/a%c0%ae"};
 	char out[256];
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		assert_true(netrules_path_normalize(ok[i].in, strlen(ok[i].in), out, sizeof(out)) >
@@ -274,6 +308,24 @@ static void test_path_normalize(void **state)
 		if (netrules_path_normalize(bad[i], strlen(bad[i]), out, sizeof(out)) != -EINVAL)
 			fail_msg("\"%s\" should be refused", bad[i]);
 	assert_int_equal(netrules_path_normalize("/abcdef", 7, out, 4), -ENAMETOOLONG);
+}
+
+static void test_path_readings(void **state)
+{
+	static struct netrules_paths p;
+	assert_int_equal(netrules_path_readings("/a/b?x=%2F;", 11, &p), 0);
+	assert_int_equal(p.n, 1); /* the query does not count */
+	assert_string_equal(p.p[0], "/a/b");
+	assert_int_equal(netrules_path_readings("/a%2Fb;c/d", 10, &p), 0);
+	assert_int_equal(p.n, 4);
+	assert_string_equal(p.p[0], "/a/b;c/d");
+	assert_string_equal(p.p[1], "/a%2Fb;c/d");
+	assert_string_equal(p.p[2], "/a/b/d");
+	assert_string_equal(p.p[3], "/a%2Fb/d");
+	assert_int_equal(netrules_path_readings("/a\\b", 4, &p), -EILSEQ);
+	assert_int_equal(netrules_path_readings("/a/..;/b", 8, &p), -EILSEQ);
+	assert_int_equal(netrules_path_normalize("/a/..;/b", 8, p.buf[0], 64), 8); /* reading 0 */
+	assert_int_equal(netrules_path_readings("/a%zz", 5, &p), -EINVAL);
 }
 
 static void expect_error(const char *text, const char *needle)
@@ -307,6 +359,8 @@ static void test_config_errors(void **state)
 	expect_error("network: { allowed_domains = ( { domain = \"a.com\"; path = \"x\"; } ); };",
 	             "must start with '/'");
 	expect_error("network: { allowed_domains = ( \"a.com/x/../y\" ); };", "dot segments");
+	expect_error("network: { allowed_domains = ( \"a.com/x\\\\y\" ); };", "backslash");
+	expect_error("network: { allowed_domains = ( \"a.com/x;y\" ); };", "Tomcat");
 	expect_error("network: { allowed_domains = ( { domain = \"a.com\"; methods = [ ]; } ); };",
 	             "methods is empty");
 	expect_error(
@@ -395,6 +449,7 @@ int main(void)
 	    cmocka_unit_test(test_empty_and_absent),
 	    cmocka_unit_test(test_ports_and_candidates),
 	    cmocka_unit_test(test_path_normalize),
+	    cmocka_unit_test(test_path_readings),
 	    cmocka_unit_test(test_config_errors),
 	    cmocka_unit_test(test_launcher_keys_and_warnings),
 	    cmocka_unit_test(test_load_file),
