@@ -94,6 +94,7 @@ struct conn {
 	bool resp_started;
 	int client_minor;
 	bool up_reusable;
+	bool up_once; /* the server is not reused after this exchange (a body it may ignore) */
 	bool activity;
 	/* CONNECT target of an intercepted tunnel */
 	char tun_host[HOST_MAX];
@@ -656,6 +657,24 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 	}
 	const char *path = paths.p[0];
 
+	/* A body where the method has none (RFC 9110: no defined meaning on GET, HEAD,
+	 * TRACE) is refused: an origin that ignores it would read it as the next
+	 * request, one never checked. Other methods keep their bodies (DELETE and
+	 * OPTIONS bodies are common in APIs), but unless the method is one whose body
+	 * every server reads (POST, PUT, PATCH), the origin is told to close after it,
+	 * so whatever it left unread is never parsed as a request. */
+	bool body = m->body != HTTP_BODY_NONE;
+	if (body && (strcmp(c->method, "GET") == 0 || strcmp(c->method, "HEAD") == 0 ||
+	             strcmp(c->method, "TRACE") == 0)) {
+		char why[64];
+		snprintf(why, sizeof(why), "body on a %s request", c->method);
+		plog_blocked(c->method, hostlog, path, why);
+		respond(c, 400, "Bad Request", why, false);
+		return;
+	}
+	c->up_once = body && strcmp(c->method, "POST") != 0 && strcmp(c->method, "PUT") != 0 &&
+	             strcmp(c->method, "PATCH") != 0;
+
 	struct netrules_decision d;
 	netrules_decide(c->px->rules, host, c->method, &paths, port, m->websocket, &d);
 	if (d.verdict != NETRULES_ALLOW) {
@@ -675,6 +694,8 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 	if (!m->host.p)
 		buf_printf(h, "Host: %s\r\n", hostlog);
 	write_headers(h, m);
+	if (c->up_once)
+		buf_printf(h, "Connection: close\r\n");
 	if (m->websocket)
 		buf_printf(h, "Connection: Upgrade\r\nUpgrade: websocket\r\n");
 	buf_printf(h, "\r\n");
@@ -919,7 +940,7 @@ static bool step_response(struct conn *c)
 	c->resp_started = true;
 	if (m.body == HTTP_BODY_CLOSE)
 		c->close_after = true;
-	c->up_reusable = m.keep_alive && m.body != HTTP_BODY_CLOSE;
+	c->up_reusable = m.keep_alive && m.body != HTTP_BODY_CLOSE && !c->up_once;
 	buf_printf(h, "HTTP/1.1%.*s\r\n", (int)(line_end - (f->in.data + f->in.off) - 8),
 	           f->in.data + f->in.off + 8);
 	write_headers(h, &m);

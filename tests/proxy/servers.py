@@ -115,6 +115,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_PUT = do_POST
     do_DELETE = do_POST
 
+    def do_OPTIONS(self):
+        # Like many CORS preflight handlers: answered without reading a body.
+        self.send_response(204)
+        self.send_header("Allow", "GET, POST, OPTIONS")
+        self.end_headers()
+
     def websocket(self):
         key = self.headers["Sec-WebSocket-Key"]
         accept = base64.b64encode(
