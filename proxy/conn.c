@@ -185,33 +185,56 @@ static void buf_release(struct buf *b)
 	*b = (struct buf){0};
 }
 
+static int buf_reserve(struct buf *b, size_t n);
+
 static int buf_append(struct buf *b, const char *p, size_t n)
 {
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		while (cap < b->len + n)
-			cap *= 2;
-		char *d = realloc(b->data, cap);
-		if (!d)
-			return -ENOMEM;
-		b->data = d;
-		b->cap = cap;
-	}
+	if (buf_reserve(b, n) < 0)
+		return -ENOMEM;
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
 	return 0;
 }
 
+static int buf_reserve(struct buf *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 1024;
+	while (cap < b->len + n)
+		cap *= 2;
+	char *d = realloc(b->data, cap);
+	if (!d)
+		return -ENOMEM;
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+static int buf_puts(struct buf *b, const char *s)
+{
+	return buf_append(b, s, strlen(s));
+}
+
+/* Any length: formatted in place, the buffer grown and the format redone when short. */
 __attribute__((format(printf, 2, 3))) static int buf_printf(struct buf *b, const char *fmt, ...)
 {
-	char tmp[8192];
 	va_list ap;
+	size_t room = b->cap - b->len;
 	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return -ENOMEM;
-	return buf_append(b, tmp, (size_t)n);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= room) {
+		if (buf_reserve(b, (size_t)n + 1) < 0)
+			return -ENOMEM;
+		va_start(ap, fmt);
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+	return 0;
 }
 
 static void flow_reset_body(struct flow *f, enum fmode mode, uint64_t len)
@@ -420,11 +443,12 @@ static void respond(struct conn *c, int status, const char *phrase, const char *
 {
 	char body[256];
 	int n = snprintf(body, sizeof(body), "%s\n", why ? why : phrase);
-	buf_printf(&c->u2c.head,
-	           "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
-	           "%s%s%sConnection: %s\r\n\r\n%s",
-	           status, phrase, n, why ? "X-Proxy-Error: " : "", why ? why : "",
-	           why ? "\r\n" : "", keep ? "keep-alive" : "close", body);
+	if (buf_printf(&c->u2c.head,
+	               "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+	               "%s%s%sConnection: %s\r\n\r\n%s",
+	               status, phrase, n, why ? "X-Proxy-Error: " : "", why ? why : "",
+	               why ? "\r\n" : "", keep ? "keep-alive" : "close", body) < 0)
+		keep = false; /* out of memory: the client at least sees the connection close */
 	if (!keep)
 		c->closing = true;
 }
@@ -569,7 +593,10 @@ static void handle_connect(struct conn *c, const struct http_msg *m)
 	snprintf(c->tun_host, sizeof(c->tun_host), "%s", host);
 	c->tun_port = t.port;
 	c->tls_pending = true;
-	buf_printf(&c->u2c.head, "HTTP/1.1 200 Connection established\r\n\r\n");
+	if (buf_puts(&c->u2c.head, "HTTP/1.1 200 Connection established\r\n\r\n") < 0) {
+		c->closing = true;
+		return;
+	}
 }
 
 static void handle_request(struct conn *c, const struct http_msg *m)
@@ -681,24 +708,37 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 		deny(c, m, hostlog, path, netrules_reason(d.verdict));
 		return;
 	}
+
+	/* The request as the origin will see it, whole or not at all: a head missing a
+	 * part (its request line, say) would be read as another request. An HTTP/1.0
+	 * client cannot read chunked replies: ask as it asked. */
+	struct buf *h = &c->c2u.head;
+	int brc = buf_puts(h, c->method);
+	if (brc == 0)
+		brc = buf_puts(h, " ");
+	if (brc == 0)
+		brc = append_target(h, rawpath);
+	if (brc == 0)
+		brc = buf_printf(h, " HTTP/1.%d\r\n", m->minor);
+	if (brc == 0 && !m->host.p)
+		brc = buf_printf(h, "Host: %s\r\n", hostlog);
+	if (brc == 0)
+		brc = write_headers(h, m);
+	if (brc == 0 && c->up_once)
+		brc = buf_puts(h, "Connection: close\r\n");
+	if (brc == 0 && m->websocket)
+		brc = buf_puts(h, "Connection: Upgrade\r\nUpgrade: websocket\r\n");
+	if (brc == 0)
+		brc = buf_puts(h, "\r\n");
+	if (brc < 0) {
+		buf_release(h);
+		plog_info("cannot build the request to %s: %s", hostlog, strerror(-brc));
+		respond(c, 502, "Bad Gateway", "cannot build the request", false);
+		return;
+	}
 	plog_allowed(c->method, hostlog, path);
 	free(c->req_path);
 	c->req_path = strdup(path);
-
-	/* The request as the origin will see it. */
-	struct buf *h =
-	    &c->c2u.head; /* An HTTP/1.0 client cannot read chunked replies: ask as it asked. */
-	buf_printf(h, "%s ", c->method);
-	append_target(h, rawpath);
-	buf_printf(h, " HTTP/1.%d\r\n", m->minor);
-	if (!m->host.p)
-		buf_printf(h, "Host: %s\r\n", hostlog);
-	write_headers(h, m);
-	if (c->up_once)
-		buf_printf(h, "Connection: close\r\n");
-	if (m->websocket)
-		buf_printf(h, "Connection: Upgrade\r\nUpgrade: websocket\r\n");
-	buf_printf(h, "\r\n");
 
 	c->c2u.in.off += m->head_len;
 	flow_reset_body(&c->c2u,
@@ -932,25 +972,36 @@ static bool step_response(struct conn *c)
 		return true;
 	}
 	if (!upgrade && m.status < 200) { /* 100 Continue and friends pass through */
-		buf_printf(h, "%.*s", (int)m.head_len, f->in.data + f->in.off);
+		if (buf_append(h, f->in.data + f->in.off, m.head_len) < 0) {
+			c->close_after = true;
+			buf_release(h);
+			fail_exchange(c, 502, "Bad Gateway", "cannot pass the response on");
+			return true;
+		}
 		f->in.off += m.head_len;
 		return true;
 	}
+	/* Whole or not at all, as for requests. */
 	const char *line_end = memchr(f->in.data + f->in.off, '\r', m.head_len);
-	c->resp_started = true;
-	if (m.body == HTTP_BODY_CLOSE)
+	bool close = c->close_after || m.body == HTTP_BODY_CLOSE;
+	int brc = buf_printf(h, "HTTP/1.1%.*s\r\n", (int)(line_end - (f->in.data + f->in.off) - 8),
+	                     f->in.data + f->in.off + 8);
+	if (brc == 0)
+		brc = write_headers(h, &m);
+	if (brc == 0)
+		brc = buf_puts(h, upgrade ? "Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+		                  : close ? "Connection: close\r\n\r\n"
+		                  : c->client_minor == 0 ? "Connection: keep-alive\r\n\r\n"
+		                                         : "\r\n");
+	if (brc < 0) {
 		c->close_after = true;
+		buf_release(h);
+		fail_exchange(c, 502, "Bad Gateway", "cannot pass the response on");
+		return true;
+	}
+	c->resp_started = true;
+	c->close_after = close;
 	c->up_reusable = m.keep_alive && m.body != HTTP_BODY_CLOSE && !c->up_once;
-	buf_printf(h, "HTTP/1.1%.*s\r\n", (int)(line_end - (f->in.data + f->in.off) - 8),
-	           f->in.data + f->in.off + 8);
-	write_headers(h, &m);
-	if (upgrade)
-		buf_printf(h, "Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n");
-	else
-		buf_printf(h, "%s\r\n",
-		           c->close_after         ? "Connection: close\r\n"
-		           : c->client_minor == 0 ? "Connection: keep-alive\r\n"
-		                                  : "");
 	f->in.off += m.head_len;
 	if (upgrade) {
 		c->sstate = S_TUNNEL;

@@ -108,6 +108,25 @@ c=$(awk '/ GET \/conn-seq / { print $1 }' origin.log | sort -u)
 [ "$out" = "204 200 200" ] && [ -n "$o" ] && [ "$(echo "$c" | wc -l)" = 1 ] && [ "$o" != "$c" ]
 ok $? "the server is not reused after a body it may have ignored, and is after others ($out; ports $o, $c)"
 
+# --- a request target over the proxy's old 8 KiB formatting buffer ---
+# The upstream request is built whole or not at all; its request line was once
+# dropped, and the origin took the first header for it.
+C() { curl -sS --max-time 20 -x "http://127.0.0.1:$PP" --cacert ca.pem "$@"; }
+for n in 8150 8200 8300 16500 30000; do
+    q=$(head -c "$n" /dev/zero | tr '\0' a)
+    [ "$(C "http://a.test:$HP/line?$q")" = "GET /line?$q HTTP/1.1" ]
+    ok $? "a target with a $n-byte query reaches the origin whole"
+done
+q=$(head -c 8300 /dev/zero | tr '\0' a)
+[ "$(C "https://a.test:$SP/line?$q")" = "GET /line?$q HTTP/1.1" ]
+ok $? "... inside an intercepted tunnel too"
+hdr=$(C -D - "http://a.test:$HP/longreason")
+[[ "$hdr" == "HTTP/1.1 200 xxxxxxxx"* ]] && [ "$(head -1 <<<"$hdr" | wc -c)" -gt 9000 ] && [[ "$hdr" == *ok ]]
+ok $? "a response whose status line is over 8 KiB is passed on whole"
+q=$(head -c 33000 /dev/zero | tr '\0' a)
+[ "$(C -o /dev/null -w '%{http_code}' "http://a.test:$HP/line?$q")" = 431 ]
+ok $? "a head over 32 KiB: 431"
+
 # --- the host itself as a destination ---
 # In a network namespace of our own, the "host" has a public-looking IPv4 and IPv6
 # address on an interface (a veth pair): a name resolving to either, to a form

@@ -8,7 +8,7 @@ listen on (default 127.0.0.1; "::" listens on every IPv4 and IPv6 address).
 Endpoints: /hello, /echo (POST: "LEN SHA256" of the body), /big?n=BYTES
 (streamed), /sse (two chunks one second apart), /hang (answers after 20 s), /ws (WebSocket echo of one
 frame), /headers (the request headers it received), /line (the request line it
-received), /conn (which connection served the request: the proxy's port), anything else: 404.
+received), /longreason (a 9,000-byte reason phrase), /conn (which connection served the request: the proxy's port), anything else: 404.
 Every request line received is appended to the file $ASB_ORIGIN_LOG, when set.
 """
 import base64, hashlib, http.server, os, socket, socketserver, ssl, sys, threading, time
@@ -98,6 +98,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(200, b"late\n")
         if u.path == "/headers":
             return self.reply(200, str(self.headers).encode())
+        if u.path == "/longreason":  # a status line over 8 KiB
+            self.send_response(200, "x" * 9000)
+            self.send_header("Content-Length", "3")
+            self.end_headers()
+            self.wfile.write(b"ok\n")
+            return
         if u.path == "/line":
             return self.reply(200, self.requestline.encode() + b"\n")
         if u.path.startswith("/conn"):
