@@ -106,7 +106,9 @@ struct conn {
 	bool allow_private; /* the current request may dial private and local addresses */
 	struct dns_job *dns;
 	struct host_addr addrs[UPSTREAM_MAX_ADDRS];
+	bool addr_private[UPSTREAM_MAX_ADDRS]; /* dialling it needs allow_private */
 	size_t n_addrs, next_addr;
+	bool up_private; /* the server connected to is at such an address */
 	/* what the current request is, for logs on late failures */
 	char method[32];
 	char *req_path;
@@ -755,8 +757,12 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 	c->rstate = R_BODY;
 	c->sstate = S_HEAD;
 
+	/* A kept-alive server is reused only if this request could have dialled it: same
+	 * host, port and scheme, and allow_private where its address needed it (the
+	 * decision may come from another entry than the one it was dialled for). */
 	if (c->ustate != U_NONE && c->up_reusable && !c->up.eof && c->up_port == port &&
-	    c->up_tls == tls && strcmp(c->up_host, host) == 0) {
+	    c->up_tls == tls && strcmp(c->up_host, host) == 0 &&
+	    (!c->up_private || d.allow_private)) {
 		c->allow_private = d.allow_private;
 		return;
 	}
@@ -814,6 +820,7 @@ static void try_connect(struct conn *c)
 {
 	while (c->next_addr < c->n_addrs) {
 		int fd;
+		c->up_private = c->addr_private[c->next_addr];
 		if (upstream_connect(&c->addrs[c->next_addr++], c->up_port, c->px->upstream_sockbuf,
 		                     &fd) < 0)
 			continue;
@@ -845,6 +852,7 @@ static void got_addrs(struct conn *c, const struct host_addr *addrs, size_t n)
 			continue;
 		if (is_self(c, &addrs[i], c->up_port, local))
 			continue;
+		c->addr_private[c->n_addrs] = private;
 		c->addrs[c->n_addrs++] = addrs[i];
 	}
 	if (c->n_addrs == 0) {

@@ -108,6 +108,21 @@ c=$(awk '/ GET \/conn-seq / { print $1 }' origin.log | sort -u)
 [ "$out" = "204 200 200" ] && [ -n "$o" ] && [ "$(echo "$c" | wc -l)" = 1 ] && [ "$o" != "$c" ]
 ok $? "the server is not reused after a body it may have ignored, and is after others ($out; ports $o, $c)"
 
+# --- connection reuse: what the dial depended on is checked again per request ---
+# priv.test (127.0.0.1) may be dialled for /private (allow_private), not for the rest.
+out=$(CLIENT seq "GET http://priv.test:$HP/private/1" "GET http://priv.test:$HP/conn-reuse")
+[ "$out" = "404 403" ] && ! grep -q " GET /conn-reuse " origin.log
+ok $? "a server kept alive for a path with allow_private does not serve one without ($out)"
+grep -qF "blocked: GET priv.test:$HP/conn-reuse (private address)" proxy.log
+ok $? "proxy.log: blocked ... (private address)"
+out=$(CLIENT seq tls priv.test "$SP" ca.pem "GET /private/2" "GET /conn-reuse-tls")
+[ "$out" = "404 403" ] && ! grep -q " GET /conn-reuse-tls " origin.log
+ok $? "... inside an intercepted tunnel too ($out)"
+out=$(CLIENT seq "GET http://priv.test:$HP/private/r1" "GET http://priv.test:$HP/private/r2")
+r=$(awk '/ GET \/private\/r[12] / { print $1 }' origin.log | sort -u | wc -l)
+[ "$out" = "404 404" ] && [ "$r" = 1 ]
+ok $? "requests that could have dialled it still share one server ($out)"
+
 # --- a request target over the proxy's old 8 KiB formatting buffer ---
 # The upstream request is built whole or not at all; its request line was once
 # dropped, and the origin took the first header for it.
