@@ -42,7 +42,9 @@ static void usage(FILE *f)
 	    "  --listen HOST:PORT   listen on a TCP address ([v6]:port too; port 0 picks one)\n"
 	    "  --listen unix:PATH   listen on a unix socket\n"
 	    "  --listen-fd N        accept on an already-listening socket\n"
-	    "  --ca-out FILE        write the session CA certificate (PEM, mode 0644)\n"
+	    "  --ca-out FILE        write the session CA certificate (PEM, mode 0644); it\n"
+	    "                       vouches only for the allowed domains (name constraints)\n"
+	    "  --ca-validity H      hours the session CA is valid (default 168: a week)\n"
 	    "  --log FILE           allow/deny log (default: stderr)\n"
 	    "  --log-max BYTES      stop writing the log at this size (default 16M; 0: no cap)\n"
 	    "  --log-rate N         log lines a second per kind: allowed, blocked, proxy\n"
@@ -219,6 +221,7 @@ int main(int argc, char **argv)
 		O_LISTEN,
 		O_LISTEN_FD,
 		O_CA_OUT,
+		O_CA_VALIDITY,
 		O_LOG,
 		O_LOG_MAX,
 		O_LOG_RATE,
@@ -239,6 +242,7 @@ int main(int argc, char **argv)
 	    {"listen", required_argument, NULL, O_LISTEN},
 	    {"listen-fd", required_argument, NULL, O_LISTEN_FD},
 	    {"ca-out", required_argument, NULL, O_CA_OUT},
+	    {"ca-validity", required_argument, NULL, O_CA_VALIDITY},
 	    {"log", required_argument, NULL, O_LOG},
 	    {"log-max", required_argument, NULL, O_LOG_MAX},
 	    {"log-rate", required_argument, NULL, O_LOG_RATE},
@@ -258,6 +262,7 @@ int main(int argc, char **argv)
 	const char *config = NULL, *listen_spec = NULL, *ca_out = NULL, *log_path = NULL;
 	int listen_fd = -1, ready_fd = -1, max_conns = 0, log_rate = PLOG_DEFAULT_RATE, opt;
 	size_t log_max = PLOG_DEFAULT_MAX;
+	unsigned ca_validity = TLS_CA_DEFAULT_VALIDITY_HOURS;
 	bool check = false;
 	struct proxy px = {
 	    .header_timeout = 30,
@@ -281,6 +286,9 @@ int main(int argc, char **argv)
 			break;
 		case O_CA_OUT:
 			ca_out = optarg;
+			break;
+		case O_CA_VALIDITY:
+			ca_validity = (unsigned)parse_int(optarg, 1, 24 * 366, "--ca-validity");
 			break;
 		case O_LOG:
 			log_path = optarg;
@@ -373,7 +381,7 @@ int main(int argc, char **argv)
 	for (char **w = rules->warnings; log_path && w && *w; w++)
 		plog_info("warning: %s", *w);
 
-	if (tls_ca_new(&px.ca) < 0 || proxy_server_tls_ctx(&px.server_ctx) < 0)
+	if (tls_ca_new(rules, ca_validity, &px.ca) < 0 || proxy_server_tls_ctx(&px.server_ctx) < 0)
 		die("cannot create the session CA");
 	if (ca_out) {
 		int rc = tls_ca_write_pem(px.ca, ca_out);

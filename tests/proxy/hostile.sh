@@ -142,6 +142,20 @@ q=$(head -c 33000 /dev/zero | tr '\0' a)
 [ "$(C -o /dev/null -w '%{http_code}' "http://a.test:$HP/line?$q")" = 431 ]
 ok $? "a head over 32 KiB: 431"
 
+# --- the session CA: name constraints, a bounded validity ---
+nc=$(openssl x509 -in ca.pem -noout -ext nameConstraints 2>/dev/null)
+[[ "$nc" == *critical* ]] && [[ "$nc" == *"Permitted:"*"DNS:a.test"*"DNS:paths.test"*"DNS:priv.test"* ]] &&
+    [[ "$nc" == *"Excluded:"*"IP:0.0.0.0/0.0.0.0"* ]]
+ok $? "the session CA permits only the allowed domains, and no IP address (critical nameConstraints)"
+nb=$(date -d "$(openssl x509 -in ca.pem -noout -startdate | cut -d= -f2)" +%s)
+na=$(date -d "$(openssl x509 -in ca.pem -noout -enddate | cut -d= -f2)" +%s)
+[ $((na - nb)) -le $((169 * 3600)) ] && [ "$nb" -le "$(date +%s)" ]
+ok $? "the session CA is valid for a week and an hour of clock skew ($(((na - nb) / 3600)) h)"
+leaf=$(echo | openssl s_client -proxy "127.0.0.1:$PP" -connect "a.test:$SP" -servername a.test 2>/dev/null |
+    openssl x509 2>/dev/null)
+[ -n "$leaf" ] && openssl verify -CAfile ca.pem -purpose sslserver <(echo "$leaf") >/dev/null 2>&1
+ok $? "a leaf the proxy mints for an allowed name verifies under the constraints"
+
 # --- the host itself as a destination ---
 # In a network namespace of our own, the "host" has a public-looking IPv4 and IPv6
 # address on an interface (a veth pair): a name resolving to either, to a form
