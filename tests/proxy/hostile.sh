@@ -142,6 +142,32 @@ q=$(head -c 33000 /dev/zero | tr '\0' a)
 [ "$(C -o /dev/null -w '%{http_code}' "http://a.test:$HP/line?$q")" = 431 ]
 ok $? "a head over 32 KiB: 431"
 
+# --- log and output injection ---
+# No byte a client sends may start a line in proxy.log (or a terminal), and a
+# crafted path must not turn into config text through `agentsandbox allowlist`.
+for req in 'GET http://a.test:'$HP'/x\x1b[2J\x07 HTTP/1.1' 'GET http://a.test:'$HP'/x\ny HTTP/1.1' \
+    'GET http://a.test:'$HP'/x\ry HTTP/1.1' 'G\x01ET http://a.test:'$HP'/ HTTP/1.1' \
+    'GET http://a.\x0atest:'$HP'/ HTTP/1.1' 'GET http://a.test:'$HP'/\x80\xff HTTP/1.1'; do
+    CLIENT raw "$req\\r\\nHost: a.test:$HP\\r\\nConnection: close\\r\\n\\r\\n" >/dev/null
+done
+craft='/x";allow_private=true;},{domain="evil.test";methods=["GET"];path="/'
+[[ "$(raw "$craft")" == "403 "* ]] &&
+    CLIENT raw "POST http://a.test:$HP$craft HTTP/1.1\\r\\nHost: a.test:$HP\\r\\nConnection: close\\r\\nContent-Length: 0\\r\\n\\r\\n" | grep -q "^200 "
+ok $? "a path that would close its string is served and logged as any other"
+bad=$(LC_ALL=C grep -cvE '^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9:]{8}Z (allowed|blocked|proxy): [ -~]*$' proxy.log)
+[ "$bad" = 0 ]
+ok $? "every line of proxy.log is one timestamped line of printable ASCII ($bad others)"
+grep -qF '/x\x5c..\x5chello (ambiguous path)' proxy.log
+ok $? "a backslash from a client is escaped in proxy.log"
+if [ -x "${ASB:-}" ]; then
+    block=$("$ASB" allowlist "$TEST_TMP" 2>&1)
+    [[ "$block" != *evil.test* ]] && [[ "$block" != *allow_private* ]] &&
+        [[ "$block" == *"request lines skipped"* ]] && [[ "$block" == *'domain = "a.test"'* ]]
+    ok $? "agentsandbox allowlist skips the crafted lines, never echoes them"
+else
+    skip "agentsandbox allowlist: no launcher binary"
+fi
+
 # --- the session CA: name constraints, a bounded validity ---
 nc=$(openssl x509 -in ca.pem -noout -ext nameConstraints 2>/dev/null)
 [[ "$nc" == *critical* ]] && [[ "$nc" == *"Permitted:"*"DNS:a.test"*"DNS:paths.test"*"DNS:priv.test"* ]] &&
