@@ -68,8 +68,15 @@ static int route_is_local(int family, const void *addr, size_t alen)
 		ssize_t got = recv(nl_fd, &resp, sizeof(resp), 0);
 		if (got < 0)
 			return errno == EINTR ? -EAGAIN : -errno;
-		int n = (int)got;
-		for (struct nlmsghdr *h = &resp.nh; NLMSG_OK(h, n); h = NLMSG_NEXT(h, n)) {
+		char *p = resp.buf;
+		size_t left = (size_t)got;
+		while (left >= sizeof(struct nlmsghdr)) {
+			struct nlmsghdr *h = (struct nlmsghdr *)(void *)p;
+			if (h->nlmsg_len < sizeof(*h) || h->nlmsg_len > left)
+				break;
+			size_t step = NLMSG_ALIGN(h->nlmsg_len);
+			p += step;
+			left = step < left ? left - step : 0;
 			if (h->nlmsg_seq != nl_seq)
 				continue; /* a late answer to a question that timed out */
 			if (h->nlmsg_type == NLMSG_ERROR) {
