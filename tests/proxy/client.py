@@ -156,8 +156,10 @@ def cmd_sse(args):
 
 
 def cmd_idle(args):
-    # idle SECONDS: a silent connection; print how long until the proxy closed it
+    # idle SECONDS: a silent connection; print "connected" once it is, then how long
+    # until the proxy closed it
     s = connect()
+    print("connected", flush=True)
     s.settimeout(float(args[0]))
     t0 = time.time()
     try:

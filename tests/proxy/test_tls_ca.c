@@ -103,8 +103,10 @@ static void test_domains_and_ips(void **state)
 	expect(ca, cert, "::1", OUTSIDE);
 
 	int crit = -1;
-	assert_non_null(X509_get_ext_d2i(cert, NID_name_constraints, &crit, NULL));
+	NAME_CONSTRAINTS *nc = X509_get_ext_d2i(cert, NID_name_constraints, &crit, NULL);
+	assert_non_null(nc);
 	assert_int_equal(crit, 1);
+	NAME_CONSTRAINTS_free(nc);
 	/* valid from an hour ago for the hours asked, leaves too */
 	time_t now = time(NULL), t;
 	t = now - 3600 - 5;
