@@ -64,6 +64,11 @@ static void usage(FILE *f)
 	    "                       The proxy logs the bound they give at start.\n"
 	    "  --help, --version\n"
 	    "\n"
+	    "The limits can also be set in the config, which the flags override:\n"
+	    "  network.proxy_limits = { max_connections = 256; client_buffer = \"128K\";\n"
+	    "    server_buffer = \"256K\"; log_max = \"16M\"; log_rate = 100;\n"
+	    "    ca_validity_hours = 168; };\n"
+	    "\n"
 	    "Proxy environment variables (http_proxy, ...) are never used.\n");
 }
 
@@ -260,17 +265,16 @@ int main(int argc, char **argv)
 	    {0},
 	};
 	const char *config = NULL, *listen_spec = NULL, *ca_out = NULL, *log_path = NULL;
-	int listen_fd = -1, ready_fd = -1, max_conns = 0, log_rate = PLOG_DEFAULT_RATE, opt;
-	size_t log_max = PLOG_DEFAULT_MAX;
-	unsigned ca_validity = TLS_CA_DEFAULT_VALIDITY_HOURS;
+	/* Limits: a flag, else network.proxy_limits, else the default (0 / -1: not given). */
+	int listen_fd = -1, ready_fd = -1, max_conns = 0, log_rate = 0, opt;
+	long long log_max = -1;
+	unsigned ca_validity = 0;
 	bool check = false;
 	struct proxy px = {
 	    .header_timeout = 30,
 	    .idle_timeout = 60,
 	    .connect_timeout = 10,
 	    .io_timeout = 600,
-	    .client_sockbuf = PROXY_DEFAULT_CLIENT_SOCKBUF,
-	    .upstream_sockbuf = PROXY_DEFAULT_UPSTREAM_SOCKBUF,
 	};
 
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -294,7 +298,7 @@ int main(int argc, char **argv)
 			log_path = optarg;
 			break;
 		case O_LOG_MAX:
-			log_max = parse_size(optarg, (size_t)1 << 40, "--log-max");
+			log_max = (long long)parse_size(optarg, (size_t)1 << 40, "--log-max");
 			break;
 		case O_LOG_RATE:
 			log_rate = parse_int(optarg, 1, 1000000, "--log-rate");
@@ -375,8 +379,20 @@ int main(int argc, char **argv)
 	int n_listen = (listen_spec != NULL) + (listen_fd >= 0);
 	if (n_listen != 1)
 		die("give exactly one of --listen or --listen-fd");
+	const struct netrules_limits *lim = &rules->limits;
+#define PICK(flag, conf, def) ((flag) ? (flag) : (conf) ? (conf) : (def))
+	log_rate = (int)PICK(log_rate, lim->log_rate, PLOG_DEFAULT_RATE);
+	log_max = log_max >= 0 ? log_max : lim->log_max_set ? lim->log_max : PLOG_DEFAULT_MAX;
+	ca_validity =
+	    (unsigned)PICK(ca_validity, lim->ca_validity_hours, TLS_CA_DEFAULT_VALIDITY_HOURS);
+	px.client_sockbuf =
+	    (int)PICK(px.client_sockbuf, lim->client_buffer, PROXY_DEFAULT_CLIENT_SOCKBUF);
+	px.upstream_sockbuf =
+	    (int)PICK(px.upstream_sockbuf, lim->server_buffer, PROXY_DEFAULT_UPSTREAM_SOCKBUF);
+	max_conns = (int)PICK(max_conns, lim->max_connections, 0);
+#undef PICK
 	plog_set_rate((unsigned)log_rate);
-	if (plog_open(log_path, log_max) < 0)
+	if (plog_open(log_path, (size_t)log_max) < 0)
 		die("--log %s: %s", log_path, strerror(errno));
 	for (char **w = rules->warnings; log_path && w && *w; w++)
 		plog_info("warning: %s", *w);
@@ -416,7 +432,7 @@ int main(int argc, char **argv)
 	px.max_conns =
 	    max_conns ? (size_t)max_conns
 	              : (fds / 6 < PROXY_DEFAULT_MAX_CONNS ? fds / 6 : PROXY_DEFAULT_MAX_CONNS);
-	log_limits(&px, log_path ? log_max : 0, (unsigned)log_rate);
+	log_limits(&px, log_path ? (size_t)log_max : 0, (unsigned)log_rate);
 	px.loop = EV_DEFAULT;
 	px.rules = rules;
 	px.hosts = hosts;

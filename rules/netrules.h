@@ -25,13 +25,26 @@ struct netrule {
 	int line;
 };
 
+/* network.proxy_limits: what one session may make the host hold (the proxy's
+ * defaults, README and `agentsandbox-proxy --help`, apply to what is not set):
+ *   proxy_limits = { max_connections = 256; client_buffer = "128K";
+ *                    server_buffer = "256K"; log_max = "16M"; log_rate = 100;
+ *                    ca_validity_hours = 168; };
+ * Sizes are integers or strings with K, M or G. 0 = not set. */
+struct netrules_limits {
+	long long max_connections, client_buffer, server_buffer, log_max, log_rate,
+	    ca_validity_hours;
+	bool log_max_set; /* log_max = 0 means no cap, which is not "not set" */
+};
+
 struct netrules {
 	bool filtering; /* allowed_domains present: traffic goes through the proxy */
 	struct netrule *rules;
 	size_t n_rules;
 	char *hosts_file;       /* absolute, or NULL */
 	char *upstream_ca_file; /* absolute, or NULL */
-	char **warnings;        /* NULL-terminated; "file:line: text" */
+	struct netrules_limits limits;
+	char **warnings; /* NULL-terminated; "file:line: text" */
 };
 
 enum netrules_verdict {

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -621,6 +622,74 @@ static int check_published_ports(const config_setting_t *k, char *err, size_t er
 	return 0;
 }
 
+/* An integer, or a string of digits with a K, M or G suffix (powers of 1024). */
+static int get_size(const config_setting_t *k, long long min, long long max, long long *out,
+                    char *err, size_t errlen)
+{
+	long long v;
+	if (config_setting_type(k) == CONFIG_TYPE_INT ||
+	    config_setting_type(k) == CONFIG_TYPE_INT64) {
+		v = config_setting_get_int64(k);
+	} else if (config_setting_type(k) == CONFIG_TYPE_STRING) {
+		const char *t = config_setting_get_string(k);
+		char *end;
+		v = strtoll(t, &end, 10);
+		int shift = *end == 'K' || *end == 'k'   ? 10
+		            : *end == 'M' || *end == 'm' ? 20
+		            : *end == 'G' || *end == 'g' ? 30
+		                                         : 0;
+		if (shift)
+			end++;
+		if (t[0] < '0' || t[0] > '9' || *end || v > (max >> shift))
+			return fail(err, errlen, k,
+			            "%s: \"%s\" is not a size (digits, then K, M or G)",
+			            config_setting_name(k), t);
+		v <<= shift;
+	} else {
+		return fail(err, errlen, k, "%s must be a number or a size like \"256K\", not %s",
+		            config_setting_name(k), netrules_type_name(config_setting_type(k)));
+	}
+	if (v < min || v > max)
+		return fail(err, errlen, k, "%s: %lld is out of range (%lld to %lld)",
+		            config_setting_name(k), v, min, max);
+	*out = v;
+	return 0;
+}
+
+static int parse_limits(struct netrules *r, const config_setting_t *g, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		long long min, max;
+	} keys[] = {
+	    {"max_connections", offsetof(struct netrules_limits, max_connections), 1, 1 << 20},
+	    {"client_buffer", offsetof(struct netrules_limits, client_buffer), 4096, 64 << 20},
+	    {"server_buffer", offsetof(struct netrules_limits, server_buffer), 4096, 64 << 20},
+	    {"log_max", offsetof(struct netrules_limits, log_max), 0, 1LL << 40},
+	    {"log_rate", offsetof(struct netrules_limits, log_rate), 1, 1000000},
+	    {"ca_validity_hours", offsetof(struct netrules_limits, ca_validity_hours), 1, 24 * 366},
+	};
+	int rc = expect_type(g, CONFIG_TYPE_GROUP, "proxy_limits", err, errlen);
+	for (int i = 0; rc == 0 && i < config_setting_length(g); i++) {
+		const config_setting_t *k = config_setting_get_elem(g, (unsigned)i);
+		size_t j = 0;
+		while (j < sizeof(keys) / sizeof(keys[0]) &&
+		       strcmp(keys[j].name, config_setting_name(k)))
+			j++;
+		if (j == sizeof(keys) / sizeof(keys[0]))
+			return fail(err, errlen, k,
+			            "unknown key \"%s\" in proxy_limits (max_connections, "
+			            "client_buffer, server_buffer, log_max, log_rate, "
+			            "ca_validity_hours)",
+			            config_setting_name(k));
+		rc = get_size(k, keys[j].min, keys[j].max,
+		              (long long *)(void *)((char *)&r->limits + keys[j].off), err, errlen);
+		r->limits.log_max_set |= rc == 0 && strcmp(keys[j].name, "log_max") == 0;
+	}
+	return rc;
+}
+
 int netrules_from_setting(const config_setting_t *network, struct netrules **out, char *err,
                           size_t errlen)
 {
@@ -652,6 +721,8 @@ int netrules_from_setting(const config_setting_t *network, struct netrules **out
 
 			else if (strcmp(name, "published_ports") == 0)
 				rc = check_published_ports(k, err, errlen);
+			else if (strcmp(name, "proxy_limits") == 0)
+				rc = parse_limits(r, k, err, errlen);
 			else
 				rc = fail(err, errlen, k, "unknown key \"%s\" in network", name);
 		}

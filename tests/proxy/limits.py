@@ -92,9 +92,9 @@ class Origin:
             c.close()
 
 
-def start_proxy(name, *args):
+def start_proxy(name, *args, cfg_name="limits.cfg"):
     log = os.path.join(WORK, name + ".log")
-    cfg = os.path.join(WORK, "limits.cfg")
+    cfg = os.path.join(WORK, cfg_name)
     proc = subprocess.Popen([PROXY, "--config", cfg, "--listen", "127.0.0.1:0", "--log", log] +
                             list(args), stderr=open(os.path.join(WORK, name + ".err"), "w"))
     for _ in range(200):
@@ -202,6 +202,18 @@ def main():
         s.close()
     proc.terminate()
     proc.wait(10)
+
+    # --- the limits from the config (network.proxy_limits); flags override them ---
+    with open(os.path.join(WORK, "limits2.cfg"), "w") as f:
+        f.write(open(os.path.join(WORK, "limits.cfg")).read().replace(
+            "};\n", 'proxy_limits = { max_connections = 7; client_buffer = "64K"; '
+            'server_buffer = "1M"; log_rate = 3; log_max = "1M"; }; };\n'))
+    p2, _, log2 = start_proxy("conf", "--max-conns", "9", cfg_name="limits2.cfg")
+    p2.terminate()
+    p2.wait(10)
+    ok("limits: 9 connections; socket buffers 64 KiB (client) and 1024 KiB (server) each way; "
+       "at most 42 MiB of kernel buffers in all; log capped at 1024 KiB, 3 lines a second"
+       in open(log2).read(), "network.proxy_limits sets the limits, a flag overrides one")
 
     # --- 2. connections beyond --max-conns: a 503 and a log line; room again later ---
     proc, port, log = start_proxy("cap", "--max-conns", "20")

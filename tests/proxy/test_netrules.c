@@ -404,6 +404,32 @@ static void test_launcher_keys_and_warnings(void **state)
 	netrules_free(r);
 }
 
+static void test_proxy_limits(void **state)
+{
+	struct netrules *r = must_parse(
+	    "network: { allowed_domains = ( ); proxy_limits = { max_connections = 64;\n"
+	    " client_buffer = \"64K\"; server_buffer = 1048576; log_max = 0; log_rate = 5;\n"
+	    " ca_validity_hours = 24; }; };");
+	assert_int_equal(r->limits.max_connections, 64);
+	assert_int_equal(r->limits.client_buffer, 64 << 10);
+	assert_int_equal(r->limits.server_buffer, 1 << 20);
+	assert_true(r->limits.log_max_set);
+	assert_int_equal(r->limits.log_max, 0);
+	assert_int_equal(r->limits.log_rate, 5);
+	assert_int_equal(r->limits.ca_validity_hours, 24);
+	netrules_free(r);
+	r = must_parse("network: { allowed_domains = ( ); };");
+	assert_false(r->limits.log_max_set);
+	assert_int_equal(r->limits.max_connections, 0);
+	netrules_free(r);
+	expect_error("network: { proxy_limits = { max_conns = 5; }; };",
+	             ":1: unknown key \"max_conns\" in proxy_limits");
+	expect_error("network: { proxy_limits = { client_buffer = \"12Q\"; }; };", "not a size");
+	expect_error("network: { proxy_limits = { client_buffer = \"1K\"; }; };", "out of range");
+	expect_error("network: { proxy_limits = { log_rate = true; }; };", "not a boolean");
+	expect_error("network: { proxy_limits = 5; };", "proxy_limits must be a group");
+}
+
 static void test_load_file(void **state)
 {
 	char dir[] = "/tmp/netrules-test.XXXXXX", path[256], err[512];
@@ -453,6 +479,7 @@ int main(void)
 	    cmocka_unit_test(test_config_errors),
 	    cmocka_unit_test(test_launcher_keys_and_warnings),
 	    cmocka_unit_test(test_load_file),
+	    cmocka_unit_test(test_proxy_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
