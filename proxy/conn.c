@@ -844,7 +844,12 @@ static void got_addrs(struct conn *c, const struct host_addr *addrs, size_t n)
 	c->n_addrs = c->next_addr = 0;
 	for (size_t i = 0; i < n; i++) {
 		bool local = false, private = host_addr_classify(&addrs[i]) != ADDR_PUBLIC;
-		if (!private && hostaddr_is_local(&addrs[i]) != 0) {
+		int lrc = private ? 0 : hostaddr_is_local(&addrs[i]);
+		if (lrc < 0)
+			plog_info("cannot ask the routing table about an address of %s (%s): it "
+			          "counts as the host's own",
+			          c->up_host, strerror(-lrc));
+		if (lrc != 0) {
 			private = local = true;
 			why = NETRULES_DENY_HOST;
 		}
