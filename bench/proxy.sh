@@ -2,7 +2,10 @@
 # Benchmark agentsandbox-proxy against a direct connection, tinyproxy and squid,
 # side by side in one run, with an nginx origin on loopback.
 #
-#   bench/proxy.sh [PROXY_BINARY]      (default: build/proxy/agentsandbox-proxy)
+#   bench/proxy.sh [PROXY_BINARY [BASELINE_BINARY]]   (default: build/proxy/agentsandbox-proxy)
+#
+# With BASELINE_BINARY (another build of agentsandbox-proxy, e.g. from main), it is
+# measured in the same run, in the same way, and the ratios to it are printed.
 #
 # Measures: 1 GiB download over plain HTTP and over HTTPS (CONNECT: intercepted
 # by agentsandbox-proxy, tunnelled by the others), 1 KiB requests/s and p99
@@ -14,6 +17,7 @@
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PROXY=${1:-$ROOT/build/proxy/agentsandbox-proxy}
+BASE=${2:-}
 SIZE=${BENCH_SIZE:-1G}
 WRK_SECS=${BENCH_WRK_SECS:-5}
 for t in nginx curl wrk python3 openssl; do
@@ -79,11 +83,21 @@ network: {
 };
 CFG
 AP=$(port)
-"$PROXY" --config asb.cfg --listen "127.0.0.1:$AP" --ca-out session-ca.pem --log asb.log &
+# --max-conns: the 1,000 idle connections below are over the default limit (256)
+"$PROXY" --config asb.cfg --listen "127.0.0.1:$AP" --ca-out session-ca.pem --log asb.log --max-conns 4096 &
 PIDS+=($!)
 ASB_PID=$!
 for _ in $(seq 50); do [ -s session-ca.pem ] && break; sleep 0.1; done
 cat session-ca.pem ca.pem >client-ca.pem
+BP=
+if [ -n "$BASE" ]; then
+    BP=$(port)
+    "$BASE" --config asb.cfg --listen "127.0.0.1:$BP" --ca-out base-ca.pem --log base.log --max-conns 4096 &
+    PIDS+=($!)
+    BASE_PID=$!
+    for _ in $(seq 50); do [ -s base-ca.pem ] && break; sleep 0.1; done
+    cat base-ca.pem ca.pem >base-client-ca.pem
+fi
 
 TP= SP=
 if command -v tinyproxy >/dev/null; then
@@ -144,6 +158,12 @@ A_S=$(speed -x "http://127.0.0.1:$AP" --cacert client-ca.pem "https://bench.test
 printf '%-22s %12s %12s %14s %14s\n' "" "HTTP MB/s" "(x direct)" "HTTPS MB/s" "(x direct TLS)"
 printf '%-22s %12s %12s %14s %14s\n' direct "$D_H" 1.00 "$D_S" 1.00
 printf '%-22s %12s %12s %14s %14s\n' "agentsandbox-proxy" "$A_H" "$(ratio "$A_H" "$D_H")" "$A_S" "$(ratio "$A_S" "$D_S") (intercepted)"
+if [ -n "$BP" ]; then
+    B_H=$(speed -x "http://127.0.0.1:$BP" "http://bench.test:$NH/big")
+    B_S=$(speed -x "http://127.0.0.1:$BP" --cacert base-client-ca.pem "https://bench.test:$NS/big")
+    printf '%-22s %12s %12s %14s %14s\n' "baseline" "$B_H" "$(ratio "$B_H" "$D_H")" "$B_S" "$(ratio "$B_S" "$D_S") (intercepted)"
+    echo "# agentsandbox-proxy / baseline: HTTP $(ratio "$A_H" "$B_H"), HTTPS $(ratio "$A_S" "$B_S")"
+fi
 if [ -n "$TP" ]; then
     T_H=$(speed -x "http://127.0.0.1:$TP" "http://127.0.0.1:$NH/big")
     T_S=$(speed -x "http://127.0.0.1:$TP" --cacert ca.pem "https://127.0.0.1:$NS/big")
@@ -171,7 +191,15 @@ rps() { # ADDR TARGET HOST
 }
 printf '\n%-22s %12s %12s\n' "1 KiB, 50 conns" "requests/s" "p99 ms"
 printf '%-22s %12s %12s\n' direct $(rps "127.0.0.1:$NH" /1k "127.0.0.1:$NH")
-printf '%-22s %12s %12s\n' agentsandbox-proxy $(rps "127.0.0.1:$AP" "http://bench.test:$NH/1k" "bench.test:$NH")
+A_R=$(rps "127.0.0.1:$AP" "http://bench.test:$NH/1k" "bench.test:$NH")
+printf '%-22s %12s %12s\n' agentsandbox-proxy $A_R
+if [ -n "$BP" ]; then
+    B_R=$(rps "127.0.0.1:$BP" "http://bench.test:$NH/1k" "bench.test:$NH")
+    printf '%-22s %12s %12s\n' baseline $B_R
+    A_R2=$(rps "127.0.0.1:$AP" "http://bench.test:$NH/1k" "bench.test:$NH") # again, after: drift shows
+    printf '%-22s %12s %12s\n' "agentsandbox-proxy (2)" $A_R2
+    echo "# requests/s, agentsandbox-proxy / baseline: $(ratio "${A_R%% *}" "${B_R%% *}"), $(ratio "${A_R2%% *}" "${B_R%% *}") (second run)"
+fi
 [ -n "$TP" ] && printf '%-22s %12s %12s\n' tinyproxy $(rps "127.0.0.1:$TP" "http://127.0.0.1:$NH/1k" "127.0.0.1:$NH")
 [ -n "$SP" ] && printf '%-22s %12s %12s\n' squid $(rps "127.0.0.1:$SP" "http://127.0.0.1:$NH/1k" "127.0.0.1:$NH")
 
@@ -206,6 +234,7 @@ PY
 idle() { python3 idle.py "$1" "$2" "$3" "$4"; }
 printf '\n%-22s %12s %12s\n' "1,000 idle keep-alive" "connections" "RSS KiB"
 printf '%-22s %12s %12s\n' agentsandbox-proxy $(idle "$AP" "http://bench.test:$NH/1k" "bench.test:$NH" "$ASB_PID")
+[ -n "$BP" ] && printf '%-22s %12s %12s\n' baseline $(idle "$BP" "http://bench.test:$NH/1k" "bench.test:$NH" "$BASE_PID")
 [ -n "$TP" ] && printf '%-22s %12s %12s\n' tinyproxy $(idle "$TP" "http://127.0.0.1:$NH/1k" "127.0.0.1:$NH" "$TP_PID")
 [ -n "$SP" ] && printf '%-22s %12s %12s\n' squid $(idle "$SP" "http://127.0.0.1:$NH/1k" "127.0.0.1:$NH" "$(cat squid.pid 2>/dev/null || echo "$SQ_PID")")
 echo "# (tinyproxy forks a process per connection; its number is the parent's only)"

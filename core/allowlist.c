@@ -37,8 +37,8 @@ static void add_method(char **set, size_t *n, const char *m)
 	for (size_t i = 0; i < *n; i++)
 		if (strcmp(set[i], m) == 0)
 			return;
-	if (*n < MAX_METHODS)
-		set[(*n)++] = strdup(m);
+	if (*n < MAX_METHODS && (set[*n] = strdup(m)))
+		(*n)++;
 }
 
 static struct host *find_host(struct host **hosts, size_t *n, const char *name)
@@ -80,32 +80,115 @@ static void record(struct host *h, const char *method, const char *path)
 	add_method(u->methods, &u->n_methods, method);
 }
 
-/* "2026-...Z allowed: GET host/path" or "... blocked: GET host/path (reason)" */
-static bool parse_line(char *line, char **method, char **host, char **path)
+/* Everything taken from proxy.log becomes config text, and proxy.log holds what a
+ * client inside the sandbox sent: a crafted path must not close the string it is
+ * printed in and add keys ("allow_private = true") or entries. So each part is
+ * checked against what a plain value of its kind can hold, and a line with
+ * anything else is skipped (counted, never echoed). */
+static bool is_method_char(char c)
 {
-	char *p = strstr(line, " allowed: ");
-	size_t skip = strlen(" allowed: ");
-	if (!p) {
-		p = strstr(line, " blocked: ");
-		skip = strlen(" blocked: ");
+	return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+	       c == '-' || c == '_';
+}
+
+/* A normalised host name, or an IPv6 literal in brackets. */
+static bool plain_host(const char *h)
+{
+	size_t n = strlen(h);
+	if (n == 0 || n > 253)
+		return false;
+	if (h[0] == '[') {
+		if (n < 3 || h[n - 1] != ']')
+			return false;
+		for (size_t i = 1; i + 1 < n; i++)
+			if (!strchr("0123456789abcdef:.", h[i]))
+				return false;
+		return true;
 	}
-	if (!p)
+	for (size_t i = 0; i < n; i++)
+		if (!((h[i] >= 'a' && h[i] <= 'z') || (h[i] >= '0' && h[i] <= '9') || h[i] == '-' ||
+		      h[i] == '.' || h[i] == '_'))
+			return false;
+	return h[0] != '.' && h[0] != '-';
+}
+
+static bool is_hex(char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A path of characters a URL path holds literally and a config string takes as
+ * they are: no quote, no backslash, no ';' (path rules refuse it), %XX escapes. */
+static bool plain_path(const char *p)
+{
+	if (p[0] != '/' || strlen(p) > 4096)
 		return false;
-	p += skip;
+	for (size_t i = 0; p[i]; i++) {
+		char c = p[i];
+		if (c == '%') {
+			if (!is_hex(p[i + 1]) || !is_hex(p[i + 2]))
+				return false;
+			i += 2;
+		} else if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		             (c >= '0' && c <= '9') || strchr("-._~/!$&'()*+,=:@", c))) {
+			return false;
+		}
+	}
+	return true;
+}
+
+/* "2026-...Z allowed: GET host[:port]/path" or "... blocked: GET host/path (reason)".
+ * 1: a request, 0: another line, -1: a request line that cannot be used. */
+static int parse_line(char *line, char **method, char **host, unsigned *port, char **path)
+{
+	line[strcspn(line, "\r\n")] = '\0';
+	char *p = strchr(line, ' '); /* after the timestamp */
+	if (!p || p == line)
+		return 0;
+	p++;
+	bool allowed = strncmp(p, "allowed: ", 9) == 0;
+	if (!allowed && strncmp(p, "blocked: ", 9) != 0)
+		return 0;
+	p += 9;
 	char *sp = strchr(p, ' ');
-	if (!sp)
-		return false;
+	if (!sp || sp == p || sp - p > 32)
+		return -1;
 	*sp = '\0';
+	for (char *m = p; *m; m++)
+		if (!is_method_char(*m))
+			return -1;
 	*method = p;
 	char *target = sp + 1;
-	target[strcspn(target, " \n")] = '\0';
+	char *end = strchr(target, ' ');
+	if (end) {
+		/* only a blocked line has more: " (reason)" */
+		if (allowed || end[1] != '(')
+			return -1;
+		*end = '\0';
+	}
 	char *slash = strchr(target, '/');
-	if (!slash || slash == target)
-		return false;
-	*path = strdup(slash);
-	*slash = '\0';
+	/* The first segment becomes a path rule: it must fit record()'s prefix whole. */
+	if (!slash || slash == target || !plain_path(slash) || strcspn(slash + 1, "/") > 250 ||
+	    !(*path = strdup(slash)))
+		return -1;
+	*slash = '\0'; /* target is now the host part */
+	*port = 0;
+	char *colon = strrchr(target, ':'), *rb = strchr(target, ']');
+	if (colon && (target[0] != '[' || (rb && colon > rb))) {
+		char *e;
+		unsigned long v = strtoul(colon + 1, &e, 10);
+		if (colon[1] < '0' || colon[1] > '9' || *e || v == 0 || v > 65535)
+			goto bad;
+		*port = (unsigned)v;
+		*colon = '\0';
+	}
+	if (!plain_host(target))
+		goto bad;
 	*host = target;
-	return *path != NULL;
+	return 1;
+bad:
+	free(*path);
+	return -1;
 }
 
 static int cmp_hosts(const void *a, const void *b)
@@ -154,16 +237,14 @@ int allowlist_derive(FILE *in, FILE *out, const char *source_name)
 	size_t n_hosts = 0, n_requests = 0;
 	char *line = NULL;
 	size_t cap = 0;
+	size_t n_skipped = 0;
 	while (getline(&line, &cap, in) > 0) {
 		char *method, *host, *path;
-		if (!parse_line(line, &method, &host, &path))
+		unsigned port;
+		int rc = parse_line(line, &method, &host, &port, &path);
+		n_skipped += rc < 0;
+		if (rc <= 0)
 			continue;
-		unsigned port = 0;
-		char *colon = strrchr(host, ':');
-		if (colon && !strchr(host, ']')) {
-			port = (unsigned)strtoul(colon + 1, NULL, 10);
-			*colon = '\0';
-		}
 		struct host *h = find_host(&hosts, &n_hosts, host);
 		if (h) {
 			record(h, method, path);
@@ -180,8 +261,19 @@ int allowlist_derive(FILE *in, FILE *out, const char *source_name)
 	if (n_hosts > 1)
 		qsort(hosts, n_hosts, sizeof(*hosts), cmp_hosts);
 
-	fprintf(out, "# From %s: %zu logged request%s to %zu host%s.\n", source_name, n_requests,
+	/* The source is a file name: nothing in it may end the comment. */
+	char src[512];
+	size_t k = 0;
+	for (const char *c = source_name; *c && k + 1 < sizeof(src); c++)
+		src[k++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+	src[k] = '\0';
+	fprintf(out, "# From %s: %zu logged request%s to %zu host%s.\n", src, n_requests,
 	        n_requests == 1 ? "" : "s", n_hosts, n_hosts == 1 ? "" : "s");
+	if (n_skipped)
+		fprintf(out,
+		        "# %zu request line%s skipped: a method, host or path with characters "
+		        "that cannot go into a config as they are.\n",
+		        n_skipped, n_skipped == 1 ? "" : "s");
 	fputs("# Paste into the network group of your config.\nallowed_domains = (", out);
 	bool first_entry = true;
 	for (size_t i = 0; i < n_hosts; i++) {

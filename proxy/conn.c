@@ -15,6 +15,7 @@
  * Everything is level-triggered: `drive` makes all the progress it can, then
  * asks libev for exactly the readiness it is waiting for. */
 #include "conn.h"
+#include "hostaddr.h"
 #include "hostcheck.h"
 #include "http_parse.h"
 #include "log.h"
@@ -34,7 +35,7 @@
 #include <openssl/err.h>
 
 #define BUF_SIZE  HTTP_MAX_HEAD /* a whole head must fit */
-#define PIPE_SIZE (1 << 20)
+#define PIPE_SIZE PROXY_PIPE_SIZE
 #define UNLIMITED UINT64_MAX
 
 struct buf {
@@ -93,6 +94,7 @@ struct conn {
 	bool resp_started;
 	int client_minor;
 	bool up_reusable;
+	bool up_once; /* the server is not reused after this exchange (a body it may ignore) */
 	bool activity;
 	/* CONNECT target of an intercepted tunnel */
 	char tun_host[HOST_MAX];
@@ -101,10 +103,12 @@ struct conn {
 	char up_host[HOST_MAX];
 	uint16_t up_port;
 	bool up_tls;
-	const struct netrule *up_rule;
+	bool allow_private; /* the current request may dial private and local addresses */
 	struct dns_job *dns;
 	struct host_addr addrs[UPSTREAM_MAX_ADDRS];
+	bool addr_private[UPSTREAM_MAX_ADDRS]; /* dialling it needs allow_private */
 	size_t n_addrs, next_addr;
+	bool up_private; /* the server connected to is at such an address */
 	/* what the current request is, for logs on late failures */
 	char method[32];
 	char *req_path;
@@ -183,33 +187,56 @@ static void buf_release(struct buf *b)
 	*b = (struct buf){0};
 }
 
+static int buf_reserve(struct buf *b, size_t n);
+
 static int buf_append(struct buf *b, const char *p, size_t n)
 {
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 1024;
-		while (cap < b->len + n)
-			cap *= 2;
-		char *d = realloc(b->data, cap);
-		if (!d)
-			return -ENOMEM;
-		b->data = d;
-		b->cap = cap;
-	}
+	if (buf_reserve(b, n) < 0)
+		return -ENOMEM;
 	memcpy(b->data + b->len, p, n);
 	b->len += n;
 	return 0;
 }
 
+static int buf_reserve(struct buf *b, size_t n)
+{
+	if (b->len + n <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 1024;
+	while (cap < b->len + n)
+		cap *= 2;
+	char *d = realloc(b->data, cap);
+	if (!d)
+		return -ENOMEM;
+	b->data = d;
+	b->cap = cap;
+	return 0;
+}
+
+static int buf_puts(struct buf *b, const char *s)
+{
+	return buf_append(b, s, strlen(s));
+}
+
+/* Any length: formatted in place, the buffer grown and the format redone when short. */
 __attribute__((format(printf, 2, 3))) static int buf_printf(struct buf *b, const char *fmt, ...)
 {
-	char tmp[8192];
 	va_list ap;
+	size_t room = b->cap - b->len;
 	va_start(ap, fmt);
-	int n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	int n = vsnprintf(b->data ? b->data + b->len : NULL, room, fmt, ap);
 	va_end(ap);
-	if (n < 0 || (size_t)n >= sizeof(tmp))
-		return -ENOMEM;
-	return buf_append(b, tmp, (size_t)n);
+	if (n < 0)
+		return -EINVAL;
+	if ((size_t)n >= room) {
+		if (buf_reserve(b, (size_t)n + 1) < 0)
+			return -ENOMEM;
+		va_start(ap, fmt);
+		vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	b->len += (size_t)n;
+	return 0;
 }
 
 static void flow_reset_body(struct flow *f, enum fmode mode, uint64_t len)
@@ -397,8 +424,7 @@ static void conn_free(struct conn *c)
 	if (c->next)
 		c->next->pprev = c->pprev;
 	free(c);
-	if (px->n_conns-- == px->max_conns)
-		ev_io_start(px->loop, &px->listen_io); /* room again */
+	px->n_conns--;
 }
 
 static void close_upstream(struct conn *c)
@@ -419,11 +445,12 @@ static void respond(struct conn *c, int status, const char *phrase, const char *
 {
 	char body[256];
 	int n = snprintf(body, sizeof(body), "%s\n", why ? why : phrase);
-	buf_printf(&c->u2c.head,
-	           "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
-	           "%s%s%sConnection: %s\r\n\r\n%s",
-	           status, phrase, n, why ? "X-Proxy-Error: " : "", why ? why : "",
-	           why ? "\r\n" : "", keep ? "keep-alive" : "close", body);
+	if (buf_printf(&c->u2c.head,
+	               "HTTP/1.1 %d %s\r\nContent-Type: text/plain\r\nContent-Length: %d\r\n"
+	               "%s%s%sConnection: %s\r\n\r\n%s",
+	               status, phrase, n, why ? "X-Proxy-Error: " : "", why ? why : "",
+	               why ? "\r\n" : "", keep ? "keep-alive" : "close", body) < 0)
+		keep = false; /* out of memory: the client at least sees the connection close */
 	if (!keep)
 		c->closing = true;
 }
@@ -516,6 +543,29 @@ static int write_headers(struct buf *b, const struct http_msg *m)
 
 static void start_upstream(struct conn *c);
 
+/* The target as forwarded: as sent, but with runs of '/' in the path merged, as the
+ * rules read it. Left alone, "//host/x" is a network-path reference to URL parsers
+ * (Node's new URL(), Python's urlsplit) and names another path than the one checked. */
+static int append_target(struct buf *b, struct http_str raw)
+{
+	const char *q = memchr(raw.p, '?', raw.n);
+	size_t plen = q ? (size_t)(q - raw.p) : raw.n;
+	for (size_t i = 0; i < plen; i++) {
+		size_t j = i;
+		while (j < plen && raw.p[j] != '/')
+			j++;
+		/* raw.p[i..j) has no slash; raw.p[j] is one (or the end) */
+		if (j > i && buf_append(b, raw.p + i, j - i) < 0)
+			return -ENOMEM;
+		if (j < plen && buf_append(b, "/", 1) < 0)
+			return -ENOMEM;
+		while (j + 1 < plen && raw.p[j + 1] == '/')
+			j++;
+		i = j;
+	}
+	return buf_append(b, raw.p + plen, raw.n - plen);
+}
+
 static void handle_connect(struct conn *c, const struct http_msg *m)
 {
 	struct http_target t;
@@ -545,13 +595,16 @@ static void handle_connect(struct conn *c, const struct http_msg *m)
 	snprintf(c->tun_host, sizeof(c->tun_host), "%s", host);
 	c->tun_port = t.port;
 	c->tls_pending = true;
-	buf_printf(&c->u2c.head, "HTTP/1.1 200 Connection established\r\n\r\n");
+	if (buf_puts(&c->u2c.head, "HTTP/1.1 200 Connection established\r\n\r\n") < 0) {
+		c->closing = true;
+		return;
+	}
 }
 
 static void handle_request(struct conn *c, const struct http_msg *m)
 {
 	struct http_target t;
-	char host[HOST_MAX], hhost[HOST_MAX], path[8192], hostlog[HOST_MAX + 16], pbuf[8];
+	char host[HOST_MAX], hhost[HOST_MAX], hostlog[HOST_MAX + 16], pbuf[8];
 	bool is_ip, h_ip, tls;
 	uint16_t port;
 
@@ -610,41 +663,84 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 		}
 	}
 	struct http_str rawpath = t.path.n ? t.path : (struct http_str){"/", 1};
-	int prc = netrules_path_normalize(rawpath.p, rawpath.n, path, sizeof(path));
+	static struct netrules_paths paths; /* 32 KiB: not on the stack */
+	int prc = netrules_path_readings(rawpath.p, rawpath.n, &paths);
+	snprintf(hostlog, sizeof(hostlog), "%s%s%s%s", strchr(host, ':') ? "[" : "", host,
+	         strchr(host, ':') ? "]" : "", default_port_str(port, tls, pbuf, sizeof(pbuf)));
+	if (prc == -EILSEQ) {
+		/* Logged as sent (the log escapes it), without the query. */
+		const char *q = memchr(rawpath.p, '?', rawpath.n);
+		size_t n = q ? (size_t)(q - rawpath.p) : rawpath.n;
+		char raw[1024];
+		snprintf(raw, sizeof(raw), "%.*s", (int)(n < sizeof(raw) ? n : sizeof(raw) - 1),
+		         rawpath.p);
+		plog_blocked(c->method, hostlog, raw, netrules_reason(NETRULES_DENY_AMBIGUOUS));
+		respond(c, 400, "Bad Request", netrules_reason(NETRULES_DENY_AMBIGUOUS), false);
+		return;
+	}
 	if (prc < 0) {
 		respond(c, prc == -ENAMETOOLONG ? 414 : 400,
 		        prc == -ENAMETOOLONG ? "URI Too Long" : "Bad Request", "bad request path",
 		        false);
 		return;
 	}
-	snprintf(hostlog, sizeof(hostlog), "%s%s%s%s", strchr(host, ':') ? "[" : "", host,
-	         strchr(host, ':') ? "]" : "", default_port_str(port, tls, pbuf, sizeof(pbuf)));
+	const char *path = paths.p[0];
+
+	/* A body where the method has none (RFC 9110: no defined meaning on GET, HEAD,
+	 * TRACE) is refused: an origin that ignores it would read it as the next
+	 * request, one never checked. Other methods keep their bodies (DELETE and
+	 * OPTIONS bodies are common in APIs), but unless the method is one whose body
+	 * every server reads (POST, PUT, PATCH), the origin is told to close after it,
+	 * so whatever it left unread is never parsed as a request. */
+	bool body = m->body != HTTP_BODY_NONE;
+	if (body && (strcmp(c->method, "GET") == 0 || strcmp(c->method, "HEAD") == 0 ||
+	             strcmp(c->method, "TRACE") == 0)) {
+		char why[64];
+		snprintf(why, sizeof(why), "body on a %s request", c->method);
+		plog_blocked(c->method, hostlog, path, why);
+		respond(c, 400, "Bad Request", why, false);
+		return;
+	}
+	c->up_once = body && strcmp(c->method, "POST") != 0 && strcmp(c->method, "PUT") != 0 &&
+	             strcmp(c->method, "PATCH") != 0;
 
 	struct netrules_decision d;
-	netrules_match(c->px->rules, host, c->method, path, &d);
-	if (d.verdict == NETRULES_ALLOW && !netrules_port_allowed(d.rule, port))
-		d.verdict = NETRULES_DENY_PORT;
-	/* A WebSocket carries any traffic: only where every method is allowed. */
-	if (d.verdict == NETRULES_ALLOW && m->websocket && !netrules_all_methods(d.rule))
-		d.verdict = NETRULES_DENY_METHOD;
+	netrules_decide(c->px->rules, host, c->method, &paths, port, m->websocket, &d);
 	if (d.verdict != NETRULES_ALLOW) {
 		deny(c, m, hostlog, path, netrules_reason(d.verdict));
+		return;
+	}
+
+	/* The request as the origin will see it, whole or not at all: a head missing a
+	 * part (its request line, say) would be read as another request. An HTTP/1.0
+	 * client cannot read chunked replies: ask as it asked. */
+	struct buf *h = &c->c2u.head;
+	int brc = buf_puts(h, c->method);
+	if (brc == 0)
+		brc = buf_puts(h, " ");
+	if (brc == 0)
+		brc = append_target(h, rawpath);
+	if (brc == 0)
+		brc = buf_printf(h, " HTTP/1.%d\r\n", m->minor);
+	if (brc == 0 && !m->host.p)
+		brc = buf_printf(h, "Host: %s\r\n", hostlog);
+	if (brc == 0)
+		brc = write_headers(h, m);
+	if (brc == 0 && c->up_once)
+		brc = buf_puts(h, "Connection: close\r\n");
+	if (brc == 0 && m->websocket)
+		brc = buf_puts(h, "Connection: Upgrade\r\nUpgrade: websocket\r\n");
+	if (brc == 0)
+		brc = buf_puts(h, "\r\n");
+	if (brc < 0) {
+		buf_release(h);
+		plog_info("cannot build the request to %s: %s", hostlog, strerror(-brc));
+		respond(c, 502, "Bad Gateway", "cannot build the request", false);
 		return;
 	}
 	plog_allowed(c->method, hostlog, path);
 	free(c->req_path);
 	c->req_path = strdup(path);
-
-	/* The request as the origin will see it. */
-	struct buf *h =
-	    &c->c2u.head; /* An HTTP/1.0 client cannot read chunked replies: ask as it asked. */
-	buf_printf(h, "%s %.*s HTTP/1.%d\r\n", c->method, (int)rawpath.n, rawpath.p, m->minor);
-	if (!m->host.p)
-		buf_printf(h, "Host: %s\r\n", hostlog);
-	write_headers(h, m);
-	if (m->websocket)
-		buf_printf(h, "Connection: Upgrade\r\nUpgrade: websocket\r\n");
-	buf_printf(h, "\r\n");
 
 	c->c2u.in.off += m->head_len;
 	flow_reset_body(&c->c2u,
@@ -661,16 +757,20 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 	c->rstate = R_BODY;
 	c->sstate = S_HEAD;
 
+	/* A kept-alive server is reused only if this request could have dialled it: same
+	 * host, port and scheme, and allow_private where its address needed it (the
+	 * decision may come from another entry than the one it was dialled for). */
 	if (c->ustate != U_NONE && c->up_reusable && !c->up.eof && c->up_port == port &&
-	    c->up_tls == tls && strcmp(c->up_host, host) == 0) {
-		c->up_rule = d.rule;
+	    c->up_tls == tls && strcmp(c->up_host, host) == 0 &&
+	    (!c->up_private || d.allow_private)) {
+		c->allow_private = d.allow_private;
 		return;
 	}
 	close_upstream(c);
 	snprintf(c->up_host, sizeof(c->up_host), "%s", host);
 	c->up_port = port;
 	c->up_tls = tls;
-	c->up_rule = d.rule;
+	c->allow_private = d.allow_private;
 	start_upstream(c);
 }
 
@@ -695,7 +795,7 @@ static bool step_request(struct conn *c)
 
 /* ---- the upstream side ---- */
 
-static bool is_self(struct conn *c, const struct host_addr *a, uint16_t port)
+static bool is_self(struct conn *c, const struct host_addr *a, uint16_t port, bool local)
 {
 	struct host_addr self;
 	const struct sockaddr *sa = (const struct sockaddr *)&c->px->self;
@@ -707,9 +807,9 @@ static bool is_self(struct conn *c, const struct host_addr *a, uint16_t port)
 	if (sport != port)
 		return false;
 	enum addr_class ac = host_addr_classify(a);
-	/* A wildcard listener answers on every local address. */
+	/* A wildcard listener answers on every local address: the host's own too. */
 	if (host_addr_classify(&self) == ADDR_UNSPECIFIED)
-		return ac == ADDR_LOOPBACK || ac == ADDR_UNSPECIFIED;
+		return ac == ADDR_LOOPBACK || ac == ADDR_UNSPECIFIED || local;
 	if (self.family != a->family)
 		return false;
 	return self.family == AF_INET ? self.v4.s_addr == a->v4.s_addr
@@ -720,7 +820,9 @@ static void try_connect(struct conn *c)
 {
 	while (c->next_addr < c->n_addrs) {
 		int fd;
-		if (upstream_connect(&c->addrs[c->next_addr++], c->up_port, &fd) < 0)
+		c->up_private = c->addr_private[c->next_addr];
+		if (upstream_connect(&c->addrs[c->next_addr++], c->up_port, c->px->upstream_sockbuf,
+		                     &fd) < 0)
 			continue;
 		c->up.fd = fd;
 		ev_io_set(&c->up.io, fd, 0);
@@ -732,25 +834,40 @@ static void try_connect(struct conn *c)
 	fail_exchange(c, 502, "Bad Gateway", "cannot connect to the server");
 }
 
-/* Only the addresses the rules allow are dialled: the ones we checked. */
+/* Only the addresses the rules allow are dialled: the ones we checked. The host's
+ * own addresses count as loopback (hostaddr.h); when the routing table cannot be
+ * asked, an address counts as the host's. */
 static void got_addrs(struct conn *c, const struct host_addr *addrs, size_t n)
 {
+	enum netrules_verdict why = NETRULES_DENY_PRIVATE;
+
 	c->n_addrs = c->next_addr = 0;
 	for (size_t i = 0; i < n; i++) {
-		enum addr_class ac = host_addr_classify(&addrs[i]);
-		if (ac != ADDR_PUBLIC && !c->up_rule->allow_private)
+		bool local = false, private = host_addr_classify(&addrs[i]) != ADDR_PUBLIC;
+		int lrc = private ? 0 : hostaddr_is_local(&addrs[i]);
+		if (lrc < 0)
+			plog_info("cannot ask the routing table about an address of %s (%s): it "
+			          "counts as the host's own",
+			          c->up_host, strerror(-lrc));
+		if (lrc != 0) {
+			private = local = true;
+			why = NETRULES_DENY_HOST;
+		}
+		if (private && !c->allow_private)
 			continue;
-		if (is_self(c, &addrs[i], c->up_port))
+		if (is_self(c, &addrs[i], c->up_port, local))
 			continue;
+		c->addr_private[c->n_addrs] = private;
 		c->addrs[c->n_addrs++] = addrs[i];
 	}
 	if (c->n_addrs == 0) {
 		char pbuf[8], hostlog[HOST_MAX + 16];
-		snprintf(hostlog, sizeof(hostlog), "%s%s", c->up_host,
+		snprintf(hostlog, sizeof(hostlog), "%s%s%s%s", strchr(c->up_host, ':') ? "[" : "",
+		         c->up_host, strchr(c->up_host, ':') ? "]" : "",
 		         default_port_str(c->up_port, c->up_tls, pbuf, sizeof(pbuf)));
 		plog_blocked(c->method, hostlog, c->req_path ? c->req_path : "",
-		             netrules_reason(NETRULES_DENY_PRIVATE));
-		fail_exchange(c, 403, "Forbidden", netrules_reason(NETRULES_DENY_PRIVATE));
+		             netrules_reason(why));
+		fail_exchange(c, 403, "Forbidden", netrules_reason(why));
 		return;
 	}
 	try_connect(c);
@@ -868,25 +985,36 @@ static bool step_response(struct conn *c)
 		return true;
 	}
 	if (!upgrade && m.status < 200) { /* 100 Continue and friends pass through */
-		buf_printf(h, "%.*s", (int)m.head_len, f->in.data + f->in.off);
+		if (buf_append(h, f->in.data + f->in.off, m.head_len) < 0) {
+			c->close_after = true;
+			buf_release(h);
+			fail_exchange(c, 502, "Bad Gateway", "cannot pass the response on");
+			return true;
+		}
 		f->in.off += m.head_len;
 		return true;
 	}
+	/* Whole or not at all, as for requests. */
 	const char *line_end = memchr(f->in.data + f->in.off, '\r', m.head_len);
-	c->resp_started = true;
-	if (m.body == HTTP_BODY_CLOSE)
+	bool close = c->close_after || m.body == HTTP_BODY_CLOSE;
+	int brc = buf_printf(h, "HTTP/1.1%.*s\r\n", (int)(line_end - (f->in.data + f->in.off) - 8),
+	                     f->in.data + f->in.off + 8);
+	if (brc == 0)
+		brc = write_headers(h, &m);
+	if (brc == 0)
+		brc = buf_puts(h, upgrade ? "Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n"
+		                  : close ? "Connection: close\r\n\r\n"
+		                  : c->client_minor == 0 ? "Connection: keep-alive\r\n\r\n"
+		                                         : "\r\n");
+	if (brc < 0) {
 		c->close_after = true;
-	c->up_reusable = m.keep_alive && m.body != HTTP_BODY_CLOSE;
-	buf_printf(h, "HTTP/1.1%.*s\r\n", (int)(line_end - (f->in.data + f->in.off) - 8),
-	           f->in.data + f->in.off + 8);
-	write_headers(h, &m);
-	if (upgrade)
-		buf_printf(h, "Connection: Upgrade\r\nUpgrade: websocket\r\n\r\n");
-	else
-		buf_printf(h, "%s\r\n",
-		           c->close_after         ? "Connection: close\r\n"
-		           : c->client_minor == 0 ? "Connection: keep-alive\r\n"
-		                                  : "");
+		buf_release(h);
+		fail_exchange(c, 502, "Bad Gateway", "cannot pass the response on");
+		return true;
+	}
+	c->resp_started = true;
+	c->close_after = close;
+	c->up_reusable = m.keep_alive && m.body != HTTP_BODY_CLOSE && !c->up_once;
 	f->in.off += m.head_len;
 	if (upgrade) {
 		c->sstate = S_TUNNEL;
@@ -1117,8 +1245,8 @@ static bool step(struct conn *c, bool *progress)
 	}
 	if (want_client_read(c)) {
 		r = flow_fill(c, &c->c2u, &c->cli, &c->up);
-		if (r < 0)
-			return client_ended(c);
+		if (r < 0) /* go round again: a client gone while idle is freed at once */
+			return client_ended(c) && (*progress = true);
 		*progress |= r > 0;
 	}
 	*progress |= step_request(c);
@@ -1156,7 +1284,7 @@ static bool step(struct conn *c, bool *progress)
 	if (want_up_read(c)) {
 		r = flow_fill(c, &c->u2c, &c->up, &c->cli);
 		if (r < 0)
-			return upstream_ended(c);
+			return upstream_ended(c) && (*progress = true);
 		*progress |= r > 0;
 		if (r > 0 && c->sstate == S_IDLE) { /* bytes nobody asked for */
 			close_upstream(c);
@@ -1358,20 +1486,53 @@ static void on_timer(struct ev_loop *loop, ev_timer *w, int revents)
 
 /* ---- accepting ---- */
 
+/* Over the limit: say so and close. What the client already sent is read first,
+ * so closing sends a FIN rather than a reset that could destroy the answer. */
+static void refuse_conn(struct proxy *px, int fd)
+{
+	char body[128], resp[512], sink[4096];
+	int bn = snprintf(body, sizeof(body),
+	                  "too many connections: this proxy serves %zu at once\n", px->max_conns);
+	int n = snprintf(resp, sizeof(resp),
+	                 "HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+	                 "Content-Length: %d\r\nX-Proxy-Error: too many connections\r\n"
+	                 "Connection: close\r\n\r\n%s",
+	                 bn, body);
+	for (int i = 0; i < 16 && read(fd, sink, sizeof(sink)) > 0; i++)
+		;
+	ssize_t w = send(fd, resp, (size_t)n, MSG_NOSIGNAL);
+	(void)w;
+	shutdown(fd, SHUT_WR);
+	close(fd);
+	plog_info("refused a connection: %zu are open, the limit (--max-conns)", px->max_conns);
+}
+
+static void on_accept_retry(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct proxy *px = w->data;
+	ev_io_start(loop, &px->listen_io);
+}
+
 static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct proxy *px = w->data;
 
 	for (int i = 0; i < 64; i++) {
-		if (px->n_conns >= px->max_conns) {
-			ev_io_stop(loop, &px->listen_io); /* resumes when one closes */
-			return;
-		}
 		int fd = accept4(px->listen_fd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 		if (fd < 0) {
-			if (errno == EMFILE || errno == ENFILE)
-				plog_info("out of file descriptors; accepting later");
+			if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS ||
+			    errno == ENOMEM) {
+				/* The listener stays readable: without a pause this spins. */
+				plog_info("out of file descriptors; accepting again in 0.5 s");
+				ev_io_stop(loop, &px->listen_io);
+				ev_timer_set(&px->accept_retry, 0.5, 0);
+				ev_timer_start(loop, &px->accept_retry);
+			}
 			return;
+		}
+		if (px->n_conns >= px->max_conns) {
+			refuse_conn(px, fd);
+			continue;
 		}
 		struct conn *c = calloc(1, sizeof(*c));
 		if (!c) {
@@ -1433,7 +1594,7 @@ int proxy_server_tls_ctx(SSL_CTX **out)
 void proxy_stop(struct proxy *px)
 {
 	ev_io_stop(px->loop, &px->listen_io);
-	px->max_conns = SIZE_MAX; /* so closing does not resume accepting */
+	ev_timer_stop(px->loop, &px->accept_retry);
 	while (px->conns)
 		conn_free(px->conns);
 	while (pool_n)
@@ -1444,5 +1605,7 @@ void proxy_start(struct proxy *px)
 {
 	ev_io_init(&px->listen_io, on_accept, px->listen_fd, EV_READ);
 	px->listen_io.data = px;
+	ev_init(&px->accept_retry, on_accept_retry);
+	px->accept_retry.data = px;
 	ev_io_start(px->loop, &px->listen_io);
 }

@@ -9,6 +9,14 @@
 #include <openssl/ssl.h>
 #include <sys/socket.h>
 
+/* Per-session bounds on what the sandbox can make the host hold (README, --help).
+ * Socket buffers are fixed, so the kernel cannot autotune them to megabytes for
+ * a client that stops reading; Linux doubles what is set, for its bookkeeping. */
+#define PROXY_DEFAULT_MAX_CONNS        256
+#define PROXY_DEFAULT_CLIENT_SOCKBUF   (128u << 10) /* each way, on the sandbox's side */
+#define PROXY_DEFAULT_UPSTREAM_SOCKBUF (256u << 10) /* each way, towards servers */
+#define PROXY_PIPE_SIZE                (256u << 10) /* per direction, plain HTTP bodies */
+
 struct proxy {
 	struct ev_loop *loop;
 	const struct netrules *rules;
@@ -20,8 +28,10 @@ struct proxy {
 	ev_io listen_io;
 	struct sockaddr_storage self; /* where we listen: dialing it is refused */
 	socklen_t self_len;
-	size_t n_conns, max_conns;
-	struct conn *conns; /* every open connection, to close them at exit */
+	size_t n_conns, max_conns; /* beyond max_conns a new connection gets a 503 */
+	int client_sockbuf, upstream_sockbuf;
+	ev_timer accept_retry; /* out of fds: accepting pauses a moment */
+	struct conn *conns;    /* every open connection, to close them at exit */
 	double header_timeout, idle_timeout, connect_timeout, io_timeout;
 };
 

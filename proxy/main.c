@@ -1,6 +1,7 @@
 /* agentsandbox-proxy: the filtering HTTP/HTTPS proxy. Parses options, loads the
  * rules, makes the session CA, listens, and runs the loop. */
 #include "conn.h"
+#include "hostaddr.h"
 #include "log.h"
 #include "netrules.h"
 #include "tls_ca.h"
@@ -41,16 +42,32 @@ static void usage(FILE *f)
 	    "  --listen HOST:PORT   listen on a TCP address ([v6]:port too; port 0 picks one)\n"
 	    "  --listen unix:PATH   listen on a unix socket\n"
 	    "  --listen-fd N        accept on an already-listening socket\n"
-	    "  --ca-out FILE        write the session CA certificate (PEM, mode 0644)\n"
+	    "  --ca-out FILE        write the session CA certificate (PEM, mode 0644); it\n"
+	    "                       vouches only for the allowed domains (name constraints)\n"
+	    "  --ca-validity H      hours the session CA is valid (default 168: a week)\n"
 	    "  --log FILE           allow/deny log (default: stderr)\n"
+	    "  --log-max BYTES      stop writing the log at this size (default 16M; 0: no cap)\n"
+	    "  --log-rate N         log lines a second per kind: allowed, blocked, proxy\n"
+	    "                       (default 100, bursts of 10 s worth); beyond it repeats\n"
+	    "                       and drops are counted and reported\n"
 	    "  --ready-fd N         write one byte to N once listening and the CA is written\n"
 	    "  --check              validate the rules, print warnings, exit\n"
 	    "  --header-timeout S   seconds for a request head to arrive (default 30)\n"
 	    "  --idle-timeout S     seconds an idle keep-alive connection lives (default 60)\n"
 	    "  --connect-timeout S  seconds to reach a server (default 10)\n"
 	    "  --io-timeout S       seconds without traffic on an exchange (default 600)\n"
-	    "  --max-conns N        concurrent client connections (default: from RLIMIT_NOFILE)\n"
+	    "  --max-conns N        concurrent client connections; beyond, a 503 (default 256,\n"
+	    "                       fewer when RLIMIT_NOFILE is low)\n"
+	    "  --client-sockbuf B   send and receive buffer of each client socket (default 128K)\n"
+	    "  --upstream-sockbuf B ... of each server socket (default 256K); fixed sizes, so\n"
+	    "                       the kernel cannot grow them for a client that stops reading.\n"
+	    "                       The proxy logs the bound they give at start.\n"
 	    "  --help, --version\n"
+	    "\n"
+	    "The limits can also be set in the config, which the flags override:\n"
+	    "  network.proxy_limits = { max_connections = 256; client_buffer = \"128K\";\n"
+	    "    server_buffer = \"256K\"; log_max = \"16M\"; log_rate = 100;\n"
+	    "    ca_validity_hours = 168; };\n"
 	    "\n"
 	    "Proxy environment variables (http_proxy, ...) are never used.\n");
 }
@@ -84,6 +101,24 @@ static double parse_secs(const char *s, const char *what)
 	if (*s == '\0' || *end != '\0' || !(v > 0) || v > 86400)
 		die("%s: \"%s\" is not a number of seconds", what, s);
 	return v;
+}
+
+/* A size: digits with an optional K, M or G (powers of 1024). */
+static size_t parse_size(const char *s, size_t max, const char *what)
+{
+	char *end;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, 10);
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (errno || *s < '0' || *s > '9' || *end != '\0' || v > (max >> shift))
+		die("%s: \"%s\" is not a size up to %zu (K, M, G suffixes allowed)", what, s, max);
+	return (size_t)(v << shift);
 }
 
 static int listen_unix(const char *path)
@@ -148,6 +183,27 @@ static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 	ev_break(loop, EVBREAK_ALL);
 }
 
+static void on_log_tick(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	plog_tick();
+}
+
+/* What one session can make the host hold, said once at start. Linux doubles the
+ * buffer sizes set (for its bookkeeping); pipes exist only for plain HTTP bodies. */
+static void log_limits(const struct proxy *px, size_t log_max, unsigned log_rate)
+{
+	size_t per_conn = 4 * (size_t)(px->client_sockbuf) + 4 * (size_t)(px->upstream_sockbuf) +
+	                  2 * (size_t)PROXY_PIPE_SIZE;
+	char logcap[64] = "no cap";
+	if (log_max)
+		snprintf(logcap, sizeof(logcap), "capped at %zu KiB", log_max >> 10);
+	plog_info("limits: %zu connections; socket buffers %d KiB (client) and %d KiB (server) "
+	          "each way; at most %zu MiB of kernel buffers in all; log %s, %u lines a second "
+	          "per kind",
+	          px->max_conns, px->client_sockbuf >> 10, px->upstream_sockbuf >> 10,
+	          (px->max_conns * per_conn) >> 20, logcap, log_rate);
+}
+
 /* Room for every connection's fds: client, server and two splice pipes. */
 static size_t raise_nofile(void)
 {
@@ -170,7 +226,10 @@ int main(int argc, char **argv)
 		O_LISTEN,
 		O_LISTEN_FD,
 		O_CA_OUT,
+		O_CA_VALIDITY,
 		O_LOG,
+		O_LOG_MAX,
+		O_LOG_RATE,
 		O_CHECK,
 		O_READY_FD,
 		O_HEADER_TO,
@@ -178,6 +237,8 @@ int main(int argc, char **argv)
 		O_CONNECT_TO,
 		O_IO_TO,
 		O_MAX_CONNS,
+		O_CLIENT_SOCKBUF,
+		O_UPSTREAM_SOCKBUF,
 		O_HELP,
 		O_VERSION,
 	};
@@ -186,7 +247,10 @@ int main(int argc, char **argv)
 	    {"listen", required_argument, NULL, O_LISTEN},
 	    {"listen-fd", required_argument, NULL, O_LISTEN_FD},
 	    {"ca-out", required_argument, NULL, O_CA_OUT},
+	    {"ca-validity", required_argument, NULL, O_CA_VALIDITY},
 	    {"log", required_argument, NULL, O_LOG},
+	    {"log-max", required_argument, NULL, O_LOG_MAX},
+	    {"log-rate", required_argument, NULL, O_LOG_RATE},
 	    {"check", no_argument, NULL, O_CHECK},
 	    {"ready-fd", required_argument, NULL, O_READY_FD},
 	    {"header-timeout", required_argument, NULL, O_HEADER_TO},
@@ -194,12 +258,17 @@ int main(int argc, char **argv)
 	    {"connect-timeout", required_argument, NULL, O_CONNECT_TO},
 	    {"io-timeout", required_argument, NULL, O_IO_TO},
 	    {"max-conns", required_argument, NULL, O_MAX_CONNS},
+	    {"client-sockbuf", required_argument, NULL, O_CLIENT_SOCKBUF},
+	    {"upstream-sockbuf", required_argument, NULL, O_UPSTREAM_SOCKBUF},
 	    {"help", no_argument, NULL, O_HELP},
 	    {"version", no_argument, NULL, O_VERSION},
 	    {0},
 	};
 	const char *config = NULL, *listen_spec = NULL, *ca_out = NULL, *log_path = NULL;
-	int listen_fd = -1, ready_fd = -1, max_conns = 0, opt;
+	/* Limits: a flag, else network.proxy_limits, else the default (0 / -1: not given). */
+	int listen_fd = -1, ready_fd = -1, max_conns = 0, log_rate = 0, opt;
+	long long log_max = -1;
+	unsigned ca_validity = 0;
 	bool check = false;
 	struct proxy px = {
 	    .header_timeout = 30,
@@ -222,8 +291,17 @@ int main(int argc, char **argv)
 		case O_CA_OUT:
 			ca_out = optarg;
 			break;
+		case O_CA_VALIDITY:
+			ca_validity = (unsigned)parse_int(optarg, 1, 24 * 366, "--ca-validity");
+			break;
 		case O_LOG:
 			log_path = optarg;
+			break;
+		case O_LOG_MAX:
+			log_max = (long long)parse_size(optarg, (size_t)1 << 40, "--log-max");
+			break;
+		case O_LOG_RATE:
+			log_rate = parse_int(optarg, 1, 1000000, "--log-rate");
 			break;
 		case O_CHECK:
 			check = true;
@@ -245,6 +323,17 @@ int main(int argc, char **argv)
 			break;
 		case O_MAX_CONNS:
 			max_conns = parse_int(optarg, 1, 1 << 20, "--max-conns");
+			break;
+		case O_CLIENT_SOCKBUF:
+			px.client_sockbuf = (int)parse_size(optarg, 64u << 20, "--client-sockbuf");
+			if (px.client_sockbuf < 4096)
+				die("--client-sockbuf: at least 4K");
+			break;
+		case O_UPSTREAM_SOCKBUF:
+			px.upstream_sockbuf =
+			    (int)parse_size(optarg, 64u << 20, "--upstream-sockbuf");
+			if (px.upstream_sockbuf < 4096)
+				die("--upstream-sockbuf: at least 4K");
 			break;
 		case O_HELP:
 			usage(stdout);
@@ -290,12 +379,25 @@ int main(int argc, char **argv)
 	int n_listen = (listen_spec != NULL) + (listen_fd >= 0);
 	if (n_listen != 1)
 		die("give exactly one of --listen or --listen-fd");
-	if (plog_open(log_path) < 0)
+	const struct netrules_limits *lim = &rules->limits;
+#define PICK(flag, conf, def) ((flag) ? (flag) : (conf) ? (conf) : (def))
+	log_rate = (int)PICK(log_rate, lim->log_rate, PLOG_DEFAULT_RATE);
+	log_max = log_max >= 0 ? log_max : lim->log_max_set ? lim->log_max : PLOG_DEFAULT_MAX;
+	ca_validity =
+	    (unsigned)PICK(ca_validity, lim->ca_validity_hours, TLS_CA_DEFAULT_VALIDITY_HOURS);
+	px.client_sockbuf =
+	    (int)PICK(px.client_sockbuf, lim->client_buffer, PROXY_DEFAULT_CLIENT_SOCKBUF);
+	px.upstream_sockbuf =
+	    (int)PICK(px.upstream_sockbuf, lim->server_buffer, PROXY_DEFAULT_UPSTREAM_SOCKBUF);
+	max_conns = (int)PICK(max_conns, lim->max_connections, 0);
+#undef PICK
+	plog_set_rate((unsigned)log_rate);
+	if (plog_open(log_path, (size_t)log_max) < 0)
 		die("--log %s: %s", log_path, strerror(errno));
 	for (char **w = rules->warnings; log_path && w && *w; w++)
 		plog_info("warning: %s", *w);
 
-	if (tls_ca_new(&px.ca) < 0 || proxy_server_tls_ctx(&px.server_ctx) < 0)
+	if (tls_ca_new(rules, ca_validity, &px.ca) < 0 || proxy_server_tls_ctx(&px.server_ctx) < 0)
 		die("cannot create the session CA");
 	if (ca_out) {
 		int rc = tls_ca_write_pem(px.ca, ca_out);
@@ -309,6 +411,12 @@ int main(int argc, char **argv)
 		px.listen_fd = listen_unix(listen_spec + 5);
 	else
 		px.listen_fd = listen_tcp(listen_spec);
+	/* Accepted sockets inherit the listener's buffer sizes (and their lock). */
+	if (setsockopt(px.listen_fd, SOL_SOCKET, SO_RCVBUF, &px.client_sockbuf,
+	               sizeof(px.client_sockbuf)) < 0 ||
+	    setsockopt(px.listen_fd, SOL_SOCKET, SO_SNDBUF, &px.client_sockbuf,
+	               sizeof(px.client_sockbuf)) < 0)
+		die("--client-sockbuf: %s", strerror(errno));
 	px.self_len = sizeof(px.self);
 	getsockname(px.listen_fd, (struct sockaddr *)&px.self, &px.self_len);
 	if (px.self.ss_family == AF_INET || px.self.ss_family == AF_INET6) {
@@ -320,17 +428,28 @@ int main(int argc, char **argv)
 	}
 	signal(SIGPIPE, SIG_IGN);
 	size_t fds = raise_nofile();
-	px.max_conns = max_conns ? (size_t)max_conns : fds / 4;
+	/* Each connection may hold six fds: client, server, two pipes. */
+	px.max_conns =
+	    max_conns ? (size_t)max_conns
+	              : (fds / 6 < PROXY_DEFAULT_MAX_CONNS ? fds / 6 : PROXY_DEFAULT_MAX_CONNS);
+	log_limits(&px, log_path ? (size_t)log_max : 0, (unsigned)log_rate);
 	px.loop = EV_DEFAULT;
 	px.rules = rules;
 	px.hosts = hosts;
 	if (dns_init(px.loop) < 0)
 		die("resolver: %s", strerror(errno));
+	int hrc = hostaddr_init();
+	if (hrc < 0)
+		die("cannot open a routing socket (to recognise the host's own addresses): %s",
+		    strerror(-hrc));
 	ev_signal sigterm, sigint;
 	ev_signal_init(&sigterm, on_signal, SIGTERM);
 	ev_signal_init(&sigint, on_signal, SIGINT);
 	ev_signal_start(px.loop, &sigterm);
 	ev_signal_start(px.loop, &sigint);
+	ev_timer log_tick;
+	ev_timer_init(&log_tick, on_log_tick, 1, 1);
+	ev_timer_start(px.loop, &log_tick);
 	proxy_start(&px);
 
 	if (ready_fd >= 0) {
@@ -340,6 +459,7 @@ int main(int argc, char **argv)
 	}
 	ev_run(px.loop, 0);
 	proxy_stop(&px);
+	plog_flush();
 	close(px.listen_fd);
 	if (listen_spec && strncmp(listen_spec, "unix:", 5) == 0)
 		unlink(listen_spec + 5);

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <openssl/err.h>
@@ -26,6 +27,8 @@ struct leaf_slot {
 struct tls_ca {
 	EVP_PKEY *ca_key;
 	X509 *ca_cert;
+	long lifetime; /* seconds from now the CA was made for */
+	time_t made;
 	EVP_PKEY *leaf_key; /* one key for all leaves: minting is then one signature */
 	struct leaf_slot cache[CACHE_SLOTS];
 };
@@ -78,8 +81,9 @@ static int add_ext(X509 *cert, X509 *issuer, int nid, const char *value)
 	return ok ? 0 : -EIO;
 }
 
-/* Common skeleton: serial, validity (backdated an hour for clock skew), name, key. */
-static X509 *new_cert(const char *cn, EVP_PKEY *key, long days)
+/* Common skeleton: serial, validity (backdated an hour for clock skew) up to
+ * not_after, name, key. */
+static X509 *new_cert(const char *cn, EVP_PKEY *key, time_t not_after)
 {
 	X509 *x = X509_new();
 	if (!x)
@@ -87,7 +91,7 @@ static X509 *new_cert(const char *cn, EVP_PKEY *key, long days)
 	X509_NAME *name = X509_get_subject_name(x);
 	if (!X509_set_version(x, 2) || set_serial(x) < 0 ||
 	    !X509_gmtime_adj(X509_getm_notBefore(x), -3600) ||
-	    !X509_gmtime_adj(X509_getm_notAfter(x), days * 86400) ||
+	    !ASN1_TIME_set(X509_getm_notAfter(x), not_after) ||
 	    !X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
 	                                (const unsigned char *)"agentsandbox", -1, -1, 0) ||
 	    (cn && !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn,
@@ -99,7 +103,71 @@ static X509 *new_cert(const char *cn, EVP_PKEY *key, long days)
 	return x;
 }
 
-int tls_ca_new(struct tls_ca **out)
+static int add_subtree(STACK_OF(GENERAL_SUBTREE) * *sk, int type, const void *data, int len)
+{
+	GENERAL_SUBTREE *st = GENERAL_SUBTREE_new();
+	ASN1_STRING *v = type == GEN_DNS ? ASN1_IA5STRING_new() : ASN1_OCTET_STRING_new();
+	if (!st || !v || !ASN1_STRING_set(v, data, len) ||
+	    !(*sk || (*sk = sk_GENERAL_SUBTREE_new_null()))) {
+		GENERAL_SUBTREE_free(st);
+		ASN1_STRING_free(v);
+		return -ENOMEM;
+	}
+	GENERAL_NAME_set0_value(st->base, type, v);
+	if (!sk_GENERAL_SUBTREE_push(*sk, st)) {
+		GENERAL_SUBTREE_free(st);
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* See tls_ca.h for what is permitted. */
+static int add_name_constraints(X509 *cert, const struct netrules *rules)
+{
+	static const unsigned char none4[8], none6[32]; /* 0.0.0.0/0, ::/0 */
+	NAME_CONSTRAINTS *nc = NAME_CONSTRAINTS_new();
+	bool star = false, any_dns = false, any_ip = false;
+	int rc = nc ? 0 : -ENOMEM;
+
+	for (size_t i = 0; rules && rc == 0 && i < rules->n_rules; i++) {
+		const struct netrule *r = &rules->rules[i];
+		struct host_addr a;
+		unsigned char ip[32];
+		if (!r->ascii)
+			continue; /* can never match */
+		if (strcmp(r->domain, "*") == 0) {
+			star = true;
+		} else if (r->is_ip && host_parse_ip(r->domain, &a) == 1) {
+			size_t n = a.family == AF_INET ? 4 : 16;
+			memcpy(ip, a.family == AF_INET ? (void *)&a.v4 : (void *)&a.v6, n);
+			memset(ip + n, 0xff, n); /* the mask: this one address */
+			rc = add_subtree(&nc->permittedSubtrees, GEN_IPADD, ip, (int)(2 * n));
+			any_ip = true;
+		} else {
+			any_dns = true;
+		}
+	}
+	for (size_t i = 0; rules && !star && rc == 0 && i < rules->n_rules; i++) {
+		const struct netrule *r = &rules->rules[i];
+		if (r->ascii && !r->is_ip)
+			rc = add_subtree(&nc->permittedSubtrees, GEN_DNS, r->domain,
+			                 (int)strlen(r->domain));
+	}
+	if (rc == 0 && !star && !any_dns)
+		rc = add_subtree(&nc->permittedSubtrees, GEN_DNS, "invalid", 7);
+	if (rc == 0 && !any_ip) {
+		rc = add_subtree(&nc->excludedSubtrees, GEN_IPADD, none4, sizeof(none4));
+		if (rc == 0)
+			rc = add_subtree(&nc->excludedSubtrees, GEN_IPADD, none6, sizeof(none6));
+	}
+	if (rc == 0 &&
+	    X509_add1_ext_i2d(cert, NID_name_constraints, nc, 1, X509V3_ADD_DEFAULT) != 1)
+		rc = -EIO;
+	NAME_CONSTRAINTS_free(nc);
+	return rc;
+}
+
+int tls_ca_new(const struct netrules *rules, unsigned validity_hours, struct tls_ca **out)
 {
 	__attribute__((cleanup(tls_ca_freep))) struct tls_ca *ca = calloc(1, sizeof(*ca));
 	char cn[64];
@@ -107,19 +175,22 @@ int tls_ca_new(struct tls_ca **out)
 
 	if (!ca)
 		return -ENOMEM;
+	ca->made = time(NULL);
+	ca->lifetime = (long)validity_hours * 3600;
 	ca->ca_key = EVP_EC_gen("P-256");
 	ca->leaf_key = EVP_EC_gen("P-256");
 	if (!ca->ca_key || !ca->leaf_key || RAND_bytes(id, sizeof(id)) != 1)
 		return -EIO;
 	snprintf(cn, sizeof(cn), "agentsandbox session CA %02x%02x%02x%02x", id[0], id[1], id[2],
 	         id[3]);
-	ca->ca_cert = new_cert(cn, ca->ca_key, 365);
+	ca->ca_cert = new_cert(cn, ca->ca_key, ca->made + ca->lifetime);
 	if (!ca->ca_cert ||
 	    !X509_set_issuer_name(ca->ca_cert, X509_get_subject_name(ca->ca_cert)) ||
 	    add_ext(ca->ca_cert, ca->ca_cert, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") <
 	        0 ||
 	    add_ext(ca->ca_cert, ca->ca_cert, NID_key_usage, "critical,keyCertSign,cRLSign") < 0 ||
 	    add_ext(ca->ca_cert, ca->ca_cert, NID_subject_key_identifier, "hash") < 0 ||
+	    add_name_constraints(ca->ca_cert, rules) < 0 ||
 	    !X509_sign(ca->ca_cert, ca->ca_key, EVP_sha256()))
 		return -EIO;
 	*out = ca;
@@ -158,9 +229,11 @@ static X509 *mint_leaf(struct tls_ca *ca, const char *host)
 	char san[HOST_MAX + 8];
 	bool is_ip = host_parse_ip(host, &ip) == 1;
 
-	/* CN is capped at 64 characters; the SAN is what clients check anyway. */
-	__attribute__((cleanup(x509_freep))) X509 *x =
-	    new_cert(strlen(host) < 64 ? host : NULL, ca->leaf_key, 30);
+	/* CN is capped at 64 characters; the SAN is what clients check anyway. An IP
+	 * leaf has none: name-constraint checks would take an address there for a DNS
+	 * name, outside the permitted ones. */
+	__attribute__((cleanup(x509_freep))) X509 *x = new_cert(
+	    !is_ip && strlen(host) < 64 ? host : NULL, ca->leaf_key, ca->made + ca->lifetime);
 	snprintf(san, sizeof(san), "%s:%s", is_ip ? "IP" : "DNS", host);
 	if (!x || !X509_set_issuer_name(x, X509_get_subject_name(ca->ca_cert)) ||
 	    add_ext(x, ca->ca_cert, NID_subject_alt_name, san) < 0 ||

@@ -231,7 +231,7 @@ void dns_cancel(struct dns_job *job)
 		    true; /* freed by dns_ready when its thread reports or it leaves the line */
 }
 
-int upstream_connect(const struct host_addr *a, uint16_t port, int *fd_out)
+int upstream_connect(const struct host_addr *a, uint16_t port, int sockbuf, int *fd_out)
 {
 	struct sockaddr_storage ss = {0};
 	socklen_t len;
@@ -254,6 +254,12 @@ int upstream_connect(const struct host_addr *a, uint16_t port, int *fd_out)
 	if (fd < 0)
 		return -errno;
 	setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+	if (sockbuf > 0 && (setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &sockbuf, sizeof(sockbuf)) < 0 ||
+	                    setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &sockbuf, sizeof(sockbuf)) < 0)) {
+		int e = -errno;
+		close(fd);
+		return e;
+	}
 	if (connect(fd, (struct sockaddr *)&ss, len) < 0 && errno != EINPROGRESS) {
 		int e = -errno;
 		close(fd);

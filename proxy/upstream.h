@@ -29,8 +29,9 @@ int dns_start(const char *name, dns_cb cb, void *arg, struct dns_job **out);
 void dns_cancel(struct dns_job *job);
 
 /* Start a non-blocking connect; 0 or -errno. The caller waits for writability and
- * then checks SO_ERROR with upstream_connect_result. */
-int upstream_connect(const struct host_addr *a, uint16_t port, int *fd_out);
+ * then checks SO_ERROR with upstream_connect_result. sockbuf > 0 fixes the socket's
+ * send and receive buffers (before the SYN, so the window is scaled for them). */
+int upstream_connect(const struct host_addr *a, uint16_t port, int sockbuf, int *fd_out);
 int upstream_connect_result(int fd);
 
 /* Verifies against the system trust store plus extra_ca_file (may be NULL). */

@@ -224,21 +224,59 @@ static uint32_t v4_at(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
 }
 
+/* The IPv4 address an IPv6 address stands for, where the form says so: mapped
+ * (::ffff:a.b.c.d), compatible (::a.b.c.d), SIIT (::ffff:0:a.b.c.d), NAT64 (64:ff9b::/96),
+ * 6to4 (2002:AABB:CCDD::/48), ISATAP (any /64 with interface id [02]00:5efe:a.b.c.d). */
+static bool embedded_v4(const uint8_t *b, uint32_t *out)
+{
+	static const uint8_t zero[12];
+	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
+	static const uint8_t siit[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0};
+	static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b};
+
+	if (memcmp(b, mapped, 12) == 0 || memcmp(b, zero, 12) == 0 || memcmp(b, siit, 12) == 0 ||
+	    memcmp(b, nat64, 12) == 0) {
+		*out = v4_at(b + 12);
+		return true;
+	}
+	if (b[0] == 0x20 && b[1] == 0x02) {
+		*out = v4_at(b + 2);
+		return true;
+	}
+	if ((b[8] == 0 || b[8] == 0x02) && b[9] == 0 && b[10] == 0x5e && b[11] == 0xfe) {
+		*out = v4_at(b + 12);
+		return true;
+	}
+	return false;
+}
+
+bool host_addr_embedded_v4(const struct host_addr *a, struct in_addr *out)
+{
+	uint32_t v4;
+	if (a->family != AF_INET6 || !embedded_v4(a->v6.s6_addr, &v4))
+		return false;
+	out->s_addr = htonl(v4);
+	return true;
+}
+
 static enum addr_class classify_v6(const uint8_t *b)
 {
 	static const uint8_t zero[16];
-	static const uint8_t mapped[12] = {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff};
-	static const uint8_t nat64[12] = {0, 0x64, 0xff, 0x9b};
 	static const uint8_t nat64_local[6] = {0, 0x64, 0xff, 0x9b, 0, 1};
+	uint32_t v4;
 
 	if (memcmp(b, zero, 15) == 0)
 		return b[15] == 0 ? ADDR_UNSPECIFIED : b[15] == 1 ? ADDR_LOOPBACK : ADDR_RESERVED;
-	if (memcmp(b, mapped, 12) == 0 || memcmp(b, zero, 12) == 0 || memcmp(b, nat64, 12) == 0)
-		return classify_v4(v4_at(b + 12));
+	if (embedded_v4(b, &v4)) {
+		enum addr_class c = classify_v4(v4);
+		/* An ISATAP interface id sits in any /64, so the prefix still counts: the
+		 * IPv4 address it names only ever makes the address less dialable. */
+		bool isatap = b[10] == 0x5e && b[11] == 0xfe && !(b[0] == 0x20 && b[1] == 0x02);
+		if (!isatap || c != ADDR_PUBLIC)
+			return c;
+	}
 	if (memcmp(b, nat64_local, 6) == 0)
 		return ADDR_PRIVATE;
-	if (b[0] == 0x20 && b[1] == 0x02) /* 6to4 embeds the IPv4 address it routes to */
-		return classify_v4(v4_at(b + 2));
 	if ((b[0] & 0xfe) == 0xfc)
 		return ADDR_PRIVATE;
 	if (b[0] == 0xfe && (b[1] & 0xc0) == 0x80)
@@ -247,10 +285,13 @@ static enum addr_class classify_v6(const uint8_t *b)
 		return ADDR_RESERVED; /* site-local, deprecated but still routed by some */
 	if (b[0] == 0xff)
 		return ADDR_MULTICAST;
-	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8)
-		return ADDR_RESERVED; /* documentation */
+	if ((b[0] == 0x20 && b[1] == 0x01 && b[2] == 0x0d && b[3] == 0xb8) ||
+	    (b[0] == 0x3f && b[1] == 0xff && (b[2] & 0xf0) == 0))
+		return ADDR_RESERVED; /* documentation: 2001:db8::/32, 3fff::/20 */
 	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0)
 		return ADDR_RESERVED; /* Teredo: hides an IPv4 address we cannot vet */
+	if (b[0] == 0x20 && b[1] == 0x01 && b[2] == 0 && b[3] == 0x02 && b[4] == 0 && b[5] == 0)
+		return ADDR_RESERVED; /* benchmarking, 2001:2::/48 */
 	if (b[0] == 0x01 && b[1] == 0 && memcmp(b + 2, zero, 6) == 0)
 		return ADDR_RESERVED; /* discard prefix */
 	return ADDR_PUBLIC;

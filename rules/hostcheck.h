@@ -39,9 +39,13 @@ enum addr_class {
 	                */
 };
 
-/* Classify an address; v4-mapped, v4-compatible, NAT64 and 6to4 forms are classified
- * by the IPv4 address they embed. */
+/* Classify an address; v4-mapped, v4-compatible, SIIT (::ffff:0:a.b.c.d), NAT64
+ * (64:ff9b::/96) and 6to4 forms are classified by the IPv4 address they embed, ISATAP
+ * interface ids by theirs when it is not public. */
 enum addr_class host_addr_classify(const struct host_addr *a);
+
+/* The IPv4 address an IPv6 address embeds in one of those forms; false if none. */
+bool host_addr_embedded_v4(const struct host_addr *a, struct in_addr *out);
 
 const char *host_addr_class_name(enum addr_class c);
 

@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -155,9 +156,74 @@ static int hexval(char c)
 	return -1;
 }
 
-int netrules_path_normalize(const char *raw, size_t len, char *out, size_t outlen)
+/* One byte of a %XX escape at raw[i], or -1 when raw[i] does not start one. */
+static int pct_at(const char *raw, size_t len, size_t i)
+{
+	if (i + 2 >= len || raw[i] != '%')
+		return -1;
+	int hi = hexval(raw[i + 1]), lo = hexval(raw[i + 2]);
+	return hi < 0 || lo < 0 ? -1 : hi << 4 | lo;
+}
+
+/* A segment some server resolves as a dot segment: dots only ("." "..", and "..."
+ * which Windows servers trim to ".."), perhaps followed by encoded spaces (trimmed
+ * there too). */
+static bool dotlike(const char *seg, size_t n)
+{
+	while (n >= 3 && memcmp(seg + n - 3, "%20", 3) == 0)
+		n -= 3;
+	if (n == 0)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (seg[i] != '.')
+			return false;
+	return true;
+}
+
+/* The character at raw[*j], decoded once if escaped; -1 at the end. */
+static int next_char(const char *raw, size_t len, size_t *j)
+{
+	if (*j >= len)
+		return -1;
+	int d = pct_at(raw, len, *j);
+	if (d >= 0) {
+		*j += 3;
+		return d;
+	}
+	return (unsigned char)raw[(*j)++];
+}
+
+/* Whether an escape decodes to a form some server treats as a separator or a dot,
+ * or decodes again: backslash (IIS, and Node for raw ones), a percent sign before
+ * hex digits, themselves escaped or not (double decoding), control characters (NUL truncates in C
+ * servers), the overlong UTF-8 leads 0xC0/0xC1 and the fullwidth '.', '/' and '\' (U+FF0E, U+FF0F,
+ * U+FF3C) that Unicode-normalising servers fold. */
+static bool ambiguous_escape(const char *raw, size_t len, size_t i, int d)
+{
+	if (d == '\\' || d < 0x20 || d == 0x7f || d == 0xc0 || d == 0xc1)
+		return true;
+	if (d == '%') {
+		size_t j = i + 3;
+		int c1 = next_char(raw, len, &j), c2 = next_char(raw, len, &j);
+		if (c1 >= 0 && c2 >= 0 && hexval((char)c1) >= 0 && hexval((char)c2) >= 0)
+			return true;
+	}
+	if (d == 0xef && pct_at(raw, len, i + 3) == 0xbc) {
+		int d3 = pct_at(raw, len, i + 6);
+		return d3 == 0x8e || d3 == 0x8f || d3 == 0xbc;
+	}
+	return false;
+}
+
+#define READ_LITERAL_SLASH 1u /* %2F is a character of its segment, not a separator */
+#define READ_STRIP_PARAMS  2u /* ";..." (also %3B) is cut from every segment (Tomcat, Jetty) */
+
+/* One reading of a path: 0 = %2F separates, parameters kept. Length, -EINVAL
+ * (malformed), -EILSEQ (ambiguous), -ENAMETOOLONG. */
+static int read_path(const char *raw, size_t len, unsigned how, char *out, size_t outlen)
 {
 	size_t o = 0, seg = 0;
+	bool skipping = false; /* inside a stripped parameter */
 
 	if (len == 0 || raw[0] != '/')
 		return -EINVAL;
@@ -166,17 +232,20 @@ int netrules_path_normalize(const char *raw, size_t len, char *out, size_t outle
 		char c = end ? '/' : raw[i];
 		char enc[3] = {0};
 
+		if (c == '\\')
+			return -EILSEQ;
 		if (!end && c == '%') {
-			if (i + 2 >= len)
+			int d = pct_at(raw, len, i);
+			if (d < 0)
 				return -EINVAL;
-			int hi = hexval(raw[i + 1]), lo = hexval(raw[i + 2]);
-			if (hi < 0 || lo < 0)
-				return -EINVAL;
-			unsigned char d = (unsigned char)(hi << 4 | lo);
-			i += 2; /* %2F too: many servers decode it before routing, and a restrictive
-			         * path rule must not be sidestepped by spelling the slash. */
-			if (is_unreserved(d) || d == '/') {
-				c = (char)d;
+			if (ambiguous_escape(raw, len, i, d))
+				return -EILSEQ;
+			i += 2;
+			if (is_unreserved((unsigned char)d) ||
+			    (d == '/' && !(how & READ_LITERAL_SLASH))) {
+				c = (char)d; /* %2F too: many servers decode it before routing */
+			} else if (d == ';' && (how & READ_STRIP_PARAMS)) {
+				c = ';';
 			} else {
 				static const char hex[] = "0123456789ABCDEF";
 				enc[0] = '%';
@@ -186,10 +255,9 @@ int netrules_path_normalize(const char *raw, size_t len, char *out, size_t outle
 		}
 		if (!enc[0] && c == '/') {
 			/* A segment ends: dot segments are resolved by servers after we matched. */
-			size_t sl = o - seg;
-			if ((sl == 1 && out[seg] == '.') ||
-			    (sl == 2 && out[seg] == '.' && out[seg + 1] == '.'))
-				return -EINVAL;
+			skipping = false;
+			if (dotlike(out + seg, o - seg))
+				return -EILSEQ;
 			if (end) {
 				if (o == 0) {
 					if (outlen < 2)
@@ -206,6 +274,10 @@ int netrules_path_normalize(const char *raw, size_t len, char *out, size_t outle
 			seg = o;
 			continue;
 		}
+		if (!enc[0] && c == ';' && (how & READ_STRIP_PARAMS))
+			skipping = true;
+		if (skipping)
+			continue;
 		size_t n = enc[0] ? 3 : 1;
 		if (o + n >= outlen)
 			return -ENAMETOOLONG;
@@ -214,6 +286,38 @@ int netrules_path_normalize(const char *raw, size_t len, char *out, size_t outle
 	}
 	out[o] = '\0';
 	return (int)o;
+}
+
+int netrules_path_normalize(const char *raw, size_t len, char *out, size_t outlen)
+{
+	int rc = read_path(raw, len, 0, out, outlen);
+	return rc == -EILSEQ ? -EINVAL : rc;
+}
+
+int netrules_path_readings(const char *raw, size_t len, struct netrules_paths *out)
+{
+	bool slash = false, params = false;
+	size_t end = 0;
+
+	while (end < len && raw[end] != '?' && raw[end] != '#')
+		end++;
+	for (size_t i = 0; i < end; i++) {
+		int d = pct_at(raw, len, i);
+		slash |= d == '/';
+		params |= raw[i] == ';' || d == ';';
+	}
+	out->n = 0;
+	for (unsigned how = 0; how < 4; how++) {
+		if (((how & READ_LITERAL_SLASH) && !slash) ||
+		    ((how & READ_STRIP_PARAMS) && !params))
+			continue;
+		int rc = read_path(raw, len, how, out->buf[out->n], sizeof(out->buf[out->n]));
+		if (rc < 0)
+			return rc;
+		out->p[out->n] = out->buf[out->n];
+		out->n++;
+	}
+	return 0;
 }
 
 static int parse_domain(struct netrules *r, struct netrule *rule, const config_setting_t *s,
@@ -261,8 +365,19 @@ static int parse_path(struct netrule *rule, const config_setting_t *s, const cha
 		return fail(
 		    err, errlen, s,
 		    "path \"%s\" must start with '/' and contain no query, fragment or space", p);
-	if (netrules_path_normalize(p, len, norm, sizeof(norm)) < 0)
-		return fail(err, errlen, s, "path \"%s\" has dot segments or bad %%-escapes", p);
+	int rc = read_path(p, len, 0, norm, sizeof(norm));
+	if (rc == -EILSEQ)
+		return fail(err, errlen, s,
+		            "path \"%s\" has dot segments, a backslash or an escape servers "
+		            "read differently",
+		            p);
+	if (rc < 0)
+		return fail(err, errlen, s, "path \"%s\" has bad %%-escapes or is too long", p);
+	if (strchr(norm, ';') || strstr(norm, "%3B"))
+		return fail(err, errlen, s,
+		            "path \"%s\": a ';' starts parameters that servers such as Tomcat "
+		            "cut off, so the rule could never apply",
+		            p);
 	rule->path = strdup(norm);
 	return rule->path ? 0 : -ENOMEM;
 }
@@ -507,6 +622,74 @@ static int check_published_ports(const config_setting_t *k, char *err, size_t er
 	return 0;
 }
 
+/* An integer, or a string of digits with a K, M or G suffix (powers of 1024). */
+static int get_size(const config_setting_t *k, long long min, long long max, long long *out,
+                    char *err, size_t errlen)
+{
+	long long v;
+	if (config_setting_type(k) == CONFIG_TYPE_INT ||
+	    config_setting_type(k) == CONFIG_TYPE_INT64) {
+		v = config_setting_get_int64(k);
+	} else if (config_setting_type(k) == CONFIG_TYPE_STRING) {
+		const char *t = config_setting_get_string(k);
+		char *end;
+		v = strtoll(t, &end, 10);
+		int shift = *end == 'K' || *end == 'k'   ? 10
+		            : *end == 'M' || *end == 'm' ? 20
+		            : *end == 'G' || *end == 'g' ? 30
+		                                         : 0;
+		if (shift)
+			end++;
+		if (t[0] < '0' || t[0] > '9' || *end || v > (max >> shift))
+			return fail(err, errlen, k,
+			            "%s: \"%s\" is not a size (digits, then K, M or G)",
+			            config_setting_name(k), t);
+		v <<= shift;
+	} else {
+		return fail(err, errlen, k, "%s must be a number or a size like \"256K\", not %s",
+		            config_setting_name(k), netrules_type_name(config_setting_type(k)));
+	}
+	if (v < min || v > max)
+		return fail(err, errlen, k, "%s: %lld is out of range (%lld to %lld)",
+		            config_setting_name(k), v, min, max);
+	*out = v;
+	return 0;
+}
+
+static int parse_limits(struct netrules *r, const config_setting_t *g, char *err, size_t errlen)
+{
+	static const struct {
+		const char *name;
+		size_t off;
+		long long min, max;
+	} keys[] = {
+	    {"max_connections", offsetof(struct netrules_limits, max_connections), 1, 1 << 20},
+	    {"client_buffer", offsetof(struct netrules_limits, client_buffer), 4096, 64 << 20},
+	    {"server_buffer", offsetof(struct netrules_limits, server_buffer), 4096, 64 << 20},
+	    {"log_max", offsetof(struct netrules_limits, log_max), 0, 1LL << 40},
+	    {"log_rate", offsetof(struct netrules_limits, log_rate), 1, 1000000},
+	    {"ca_validity_hours", offsetof(struct netrules_limits, ca_validity_hours), 1, 24 * 366},
+	};
+	int rc = expect_type(g, CONFIG_TYPE_GROUP, "proxy_limits", err, errlen);
+	for (int i = 0; rc == 0 && i < config_setting_length(g); i++) {
+		const config_setting_t *k = config_setting_get_elem(g, (unsigned)i);
+		size_t j = 0;
+		while (j < sizeof(keys) / sizeof(keys[0]) &&
+		       strcmp(keys[j].name, config_setting_name(k)))
+			j++;
+		if (j == sizeof(keys) / sizeof(keys[0]))
+			return fail(err, errlen, k,
+			            "unknown key \"%s\" in proxy_limits (max_connections, "
+			            "client_buffer, server_buffer, log_max, log_rate, "
+			            "ca_validity_hours)",
+			            config_setting_name(k));
+		rc = get_size(k, keys[j].min, keys[j].max,
+		              (long long *)(void *)((char *)&r->limits + keys[j].off), err, errlen);
+		r->limits.log_max_set |= rc == 0 && strcmp(keys[j].name, "log_max") == 0;
+	}
+	return rc;
+}
+
 int netrules_from_setting(const config_setting_t *network, struct netrules **out, char *err,
                           size_t errlen)
 {
@@ -538,6 +721,8 @@ int netrules_from_setting(const config_setting_t *network, struct netrules **out
 
 			else if (strcmp(name, "published_ports") == 0)
 				rc = check_published_ports(k, err, errlen);
+			else if (strcmp(name, "proxy_limits") == 0)
+				rc = parse_limits(r, k, err, errlen);
 			else
 				rc = fail(err, errlen, k, "unknown key \"%s\" in network", name);
 		}
@@ -570,13 +755,14 @@ int netrules_load_file(const char *path, struct netrules **out, char *err, size_
 	return rc;
 }
 
+/* Path parameters (';') are a reading of their own (netrules_path_readings): here a
+ * ';' is a character like any other, as most servers have it. */
 static bool path_covers(const char *rule, const char *path)
 {
 	size_t n = strlen(rule);
 	if (strncmp(rule, path, n) != 0)
-		return false; /* ';' starts path parameters that servers like Tomcat strip before
-		                 routing */
-	return path[n] == '\0' || path[n] == '/' || path[n] == ';' || rule[n - 1] == '/';
+		return false;
+	return path[n] == '\0' || path[n] == '/' || rule[n - 1] == '/';
 }
 
 bool netrules_all_methods(const struct netrule *rule)
@@ -645,6 +831,33 @@ void netrules_match(const struct netrules *r, const char *host, const char *meth
 	if (decide_domain(r, "*", method, path, out, &path_only))
 		return;
 	out->verdict = path_only ? NETRULES_DENY_PATH : NETRULES_DENY_DOMAIN;
+}
+
+void netrules_decide(const struct netrules *r, const char *host, const char *method,
+                     const struct netrules_paths *paths, uint16_t port, bool websocket,
+                     struct netrules_decision *out)
+{
+	bool allow_private = true;
+
+	for (size_t i = 0; i < paths->n; i++) {
+		struct netrules_decision d;
+		netrules_match(r, host, method, paths->p[i], &d);
+		if (d.verdict == NETRULES_ALLOW && !netrules_port_allowed(d.rule, port))
+			d.verdict = NETRULES_DENY_PORT;
+		/* A WebSocket carries any traffic: only where every method is allowed. */
+		if (d.verdict == NETRULES_ALLOW && websocket && !netrules_all_methods(d.rule))
+			d.verdict = NETRULES_DENY_METHOD;
+		if (d.verdict != NETRULES_ALLOW || i == 0)
+			*out = d;
+		if (d.verdict != NETRULES_ALLOW)
+			break;
+		allow_private &= d.rule->allow_private;
+	}
+	if (paths->n == 0) {
+		out->verdict = NETRULES_DENY_AMBIGUOUS;
+		out->rule = NULL;
+	}
+	out->allow_private = out->verdict == NETRULES_ALLOW && allow_private;
 }
 
 static const struct netrule *first_rule_for(const struct netrules *r, const char *domain)
@@ -716,6 +929,10 @@ const char *netrules_reason(enum netrules_verdict v)
 		return "port not allowed";
 	case NETRULES_DENY_PRIVATE:
 		return "private address";
+	case NETRULES_DENY_HOST:
+		return "the host's own address";
+	case NETRULES_DENY_AMBIGUOUS:
+		return "ambiguous path";
 	}
 	return "denied";
 }

@@ -1,7 +1,9 @@
 /* libFuzzer harness for the rules: a libconfig text, then (after a NUL) host,
  * method and path separated by newlines. Checks that normalisation is
- * idempotent (a normalised name or path normalises to itself) and that a
- * decision always names its entry when it allows. */
+ * idempotent (a normalised name or path normalises to itself), that reading 0 of
+ * a path is its normalised form and every reading is a normalised path itself,
+ * and that a decision always names its entry when it allows, and allows only
+ * what every reading allows. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -51,6 +53,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (pl > 0 && (netrules_path_normalize(path, (size_t)pl, path2, sizeof(path2)) != pl ||
 	               strcmp(path, path2) != 0))
 		abort();
+	static struct netrules_paths paths;
+	int rrc = netrules_path_readings(path_raw, strlen(path_raw), &paths);
+	if (rrc == 0 && (paths.n == 0 || pl < 0 || strcmp(paths.p[0], path) != 0))
+		abort();
+	for (size_t i = 0; rrc == 0 && i < paths.n; i++)
+		if (paths.p[i][0] != '/' || strstr(paths.p[i], "//"))
+			abort();
 
 	config_t cfg;
 	config_init(&cfg);
@@ -64,6 +73,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				netrules_match(r, host, method, path, &d);
 				if (d.verdict == NETRULES_ALLOW && !d.rule)
 					abort();
+				if (rrc == 0) {
+					struct netrules_decision all, one;
+					netrules_decide(r, host, method, &paths, 443, false, &all);
+					for (size_t i = 0;
+					     all.verdict == NETRULES_ALLOW && i < paths.n; i++) {
+						netrules_match(r, host, method, paths.p[i], &one);
+						if (one.verdict != NETRULES_ALLOW ||
+						    (all.allow_private && !one.rule->allow_private))
+							abort();
+					}
+				}
 				netrules_domain_candidate(r, host);
 			}
 			netrules_free(r);

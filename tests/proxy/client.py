@@ -80,7 +80,7 @@ def cmd_seq(args):
     for a in args:
         m, url = a.split(" ", 1)
         hostport = url.split("/")[2] if "://" in url else host + ":%d" % port
-        body = b"abc" if m in ("POST", "PUT") else b""
+        body = b"abc" if m in ("POST", "PUT", "OPTIONS", "DELETE") else b""
         reqs.append(b"%s %s HTTP/1.1\r\nHost: %s\r\nContent-Length: %d\r\n\r\n%s" % (
             m.encode(), (url if cafile is None else url).encode(), hostport.encode(), len(body), body))
     print(" ".join(requests(s, reqs)))
@@ -156,8 +156,10 @@ def cmd_sse(args):
 
 
 def cmd_idle(args):
-    # idle SECONDS: a silent connection; print how long until the proxy closed it
+    # idle SECONDS: a silent connection; print "connected" once it is, then how long
+    # until the proxy closed it
     s = connect()
+    print("connected", flush=True)
     s.settimeout(float(args[0]))
     t0 = time.time()
     try:

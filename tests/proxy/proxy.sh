@@ -318,12 +318,13 @@ CLIENT idle 10 >idle.out &
 IDLE=$!
 C -o /dev/null "http://a.test:$HP/big?n=$((512 * 1024 * 1024))" 2>/dev/null &
 BIG=$!
-sleep 0.5
+for _ in $(seq 100); do grep -q connected idle.out && break; sleep 0.05; done
+sleep 0.3 # the download under way too
 kill "$PROXY"
 wait "$PROXY"
 ok $? "proxy stops on SIGTERM, with connections open"
 wait "$IDLE" "$BIG" 2>/dev/null
-[[ "$(cat idle.out)" == closed* ]]
+[[ "$(tail -1 idle.out)" == closed* ]]
 ok $? "open connections are closed at exit"
 ! grep -qi -e "sanitizer" -e "runtime error" proxy.err
 ok $? "no sanitizer reports"

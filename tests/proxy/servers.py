@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Local origin servers for the proxy tests: plain HTTP and HTTPS on 127.0.0.1.
 
-Usage: servers.py PORTFILE CERT KEY
-Writes "HTTP_PORT HTTPS_PORT" to PORTFILE once both listen.
+Usage: servers.py PORTFILE CERT KEY [BIND]
+Writes "HTTP_PORT HTTPS_PORT" to PORTFILE once both listen. BIND is the address to
+listen on (default 127.0.0.1; "::" listens on every IPv4 and IPv6 address).
 
 Endpoints: /hello, /echo (POST: "LEN SHA256" of the body), /big?n=BYTES
 (streamed), /sse (two chunks one second apart), /hang (answers after 20 s), /ws (WebSocket echo of one
-frame), /headers (the request headers it received), anything else: 404.
+frame), /headers (the request headers it received), /line (the request line it
+received), /longreason (a 9,000-byte reason phrase), /conn (which connection served the request: the proxy's port), anything else: 404.
+Every request line received is appended to the file $ASB_ORIGIN_LOG, when set.
 """
-import base64, hashlib, http.server, socketserver, ssl, sys, threading, time
+import base64, hashlib, http.server, os, socket, socketserver, ssl, sys, threading, time
 from urllib.parse import urlsplit, parse_qs
 
 BLOCK = bytes(range(256)) * 256  # 64 KiB
@@ -19,6 +22,14 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     def log_message(self, *a):
         pass
+
+    def parse_request(self):
+        ok = super().parse_request()
+        log = os.environ.get("ASB_ORIGIN_LOG")
+        if log:
+            with open(log, "a") as f:
+                f.write("%d %s\n" % (self.client_address[1], self.requestline))
+        return ok
 
     def reply(self, code, body, ctype="text/plain"):
         self.send_response(code)
@@ -87,6 +98,16 @@ class Handler(http.server.BaseHTTPRequestHandler):
             return self.reply(200, b"late\n")
         if u.path == "/headers":
             return self.reply(200, str(self.headers).encode())
+        if u.path == "/longreason":  # a status line over 8 KiB
+            self.send_response(200, "x" * 9000)
+            self.send_header("Content-Length", "3")
+            self.end_headers()
+            self.wfile.write(b"ok\n")
+            return
+        if u.path == "/line":
+            return self.reply(200, self.requestline.encode() + b"\n")
+        if u.path.startswith("/conn"):
+            return self.reply(200, b"%d\n" % self.client_address[1])
         if u.path.startswith("/hello") or u.path.startswith("/x") or u.path == "/":
             return self.reply(200, b"hello\n")
         self.reply(404, b"not found\n")
@@ -99,6 +120,12 @@ class Handler(http.server.BaseHTTPRequestHandler):
 
     do_PUT = do_POST
     do_DELETE = do_POST
+
+    def do_OPTIONS(self):
+        # Like many CORS preflight handlers: answered without reading a body.
+        self.send_response(204)
+        self.send_header("Allow", "GET, POST, OPTIONS")
+        self.end_headers()
 
     def websocket(self):
         key = self.headers["Sec-WebSocket-Key"]
@@ -125,10 +152,21 @@ class Server(socketserver.ThreadingMixIn, http.server.HTTPServer):
     request_queue_size = 128
 
 
+class Server6(Server):
+    address_family = socket.AF_INET6
+
+    def server_bind(self):
+        self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = "localhost", self.server_address[1]
+
+
 def main():
     portfile, cert, key = sys.argv[1:4]
-    plain = Server(("127.0.0.1", 0), Handler)
-    tls = Server(("127.0.0.1", 0), Handler)
+    bind = sys.argv[4] if len(sys.argv) > 4 else "127.0.0.1"
+    cls = Server6 if ":" in bind else Server
+    plain = cls((bind, 0), Handler)
+    tls = cls((bind, 0), Handler)
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.load_cert_chain(cert, key)
     tls.socket = ctx.wrap_socket(tls.socket, server_side=True)

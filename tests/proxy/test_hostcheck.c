@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <arpa/inet.h>
 #include <errno.h>
 #include <string.h>
 
@@ -145,6 +146,25 @@ static void test_classify(void **state)
 	    {"100::1", ADDR_RESERVED},
 	    {"2606:4700::1111", ADDR_PUBLIC},
 	    {"2a00:1450::1", ADDR_PUBLIC},
+	    /* every form that embeds an IPv4 address is classified by it */
+	    {"::ffff:0:127.0.0.1", ADDR_LOOPBACK}, /* SIIT */
+	    {"::ffff:0:10.1.2.3", ADDR_PRIVATE},
+	    {"::ffff:0:8.8.8.8", ADDR_PUBLIC},
+	    {"::10.0.0.1", ADDR_PRIVATE},
+	    {"::169.254.169.254", ADDR_LINKLOCAL},
+	    {"64:ff9b::127.0.0.1", ADDR_LOOPBACK},
+	    {"64:ff9b::100.64.0.1", ADDR_CGNAT},
+	    {"2002:a9fe:a9fe::1", ADDR_LINKLOCAL},
+	    {"2002:0:0::1", ADDR_UNSPECIFIED},
+	    {"2a00:1450:1:2:0:5efe:127.0.0.1", ADDR_LOOPBACK}, /* ISATAP */
+	    {"2a00:1450:1:2:200:5efe:192.168.0.1", ADDR_PRIVATE},
+	    {"2a00:1450:1:2:0:5efe:8.8.8.8", ADDR_PUBLIC},
+	    {"fd00::5efe:8.8.8.8", ADDR_PRIVATE},
+	    {"3fff::1", ADDR_RESERVED},
+	    {"3fff:fff::1", ADDR_RESERVED},
+	    {"3fff:1000::1", ADDR_PUBLIC},
+	    {"2001:2::1", ADDR_RESERVED},
+	    {"2001:3::1", ADDR_PUBLIC},
 	};
 	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 		struct host_addr a;
@@ -159,11 +179,37 @@ static void test_classify(void **state)
 	assert_int_equal(host_parse_ip("127.1", &a), 0); /* canonical text only */
 }
 
+static void test_embedded(void **state)
+{
+	static const struct {
+		const char *addr, *v4; /* v4 NULL: no embedded address */
+	} v[] = {
+	    {"::ffff:1.2.3.4", "1.2.3.4"},   {"::1.2.3.4", "1.2.3.4"},
+	    {"::ffff:0:1.2.3.4", "1.2.3.4"}, {"64:ff9b::1.2.3.4", "1.2.3.4"},
+	    {"2002:102:304::1", "1.2.3.4"},  {"2a00::200:5efe:1.2.3.4", "1.2.3.4"},
+	    {"2a00:1450::1", NULL},          {"1.2.3.4", NULL},
+	    {"64:ff9b:1::1.2.3.4", NULL}, /* local-use NAT64: where it embeds is the
+	                                   * operator's choice; classified private */
+	};
+	for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
+		struct host_addr a;
+		struct in_addr out;
+		char buf[INET_ADDRSTRLEN];
+		assert_int_equal(host_parse_ip(v[i].addr, &a), 1);
+		bool got = host_addr_embedded_v4(&a, &out);
+		if (got != (v[i].v4 != NULL))
+			fail_msg("%s: embedded %d", v[i].addr, got);
+		if (got)
+			assert_string_equal(inet_ntop(AF_INET, &out, buf, sizeof(buf)), v[i].v4);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_normalize),
 	    cmocka_unit_test(test_classify),
+	    cmocka_unit_test(test_embedded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -50,15 +50,19 @@ struct vec {
 static void run_vectors(const char *cfg, const struct vec *v, size_t n)
 {
 	struct netrules *r = must_parse(cfg);
+	static struct netrules_paths paths;
 	for (size_t i = 0; i < n; i++) {
-		char host[HOST_MAX], path[1024];
+		char host[HOST_MAX];
 		bool is_ip;
 		struct netrules_decision d;
 		assert_int_equal(
 		    host_normalize(v[i].host, strlen(v[i].host), host, sizeof(host), &is_ip), 0);
-		assert_true(
-		    netrules_path_normalize(v[i].path, strlen(v[i].path), path, sizeof(path)) > 0);
-		netrules_match(r, host, v[i].method, path, &d);
+		if (netrules_path_readings(v[i].path, strlen(v[i].path), &paths) < 0) {
+			if (v[i].want != NETRULES_DENY_AMBIGUOUS)
+				fail_msg("vector %zu: %s refused", i, v[i].path);
+			continue;
+		}
+		netrules_decide(r, host, v[i].method, &paths, 80, false, &d);
 		if (d.verdict != v[i].want)
 			fail_msg("vector %zu: %s %s%s: got \"%s\", want \"%s\"", i, v[i].method,
 			         v[i].host, v[i].path, netrules_reason(d.verdict),
@@ -73,6 +77,7 @@ static void run_vectors(const char *cfg, const struct vec *v, size_t n)
 #define D NETRULES_DENY_DOMAIN
 #define P NETRULES_DENY_PATH
 #define M NETRULES_DENY_METHOD
+#define X NETRULES_DENY_AMBIGUOUS
 
 static const char cfg_a[] =
     "network: { allowed_domains = (\n"
@@ -126,8 +131,35 @@ static const struct vec vec_a[] = {
     {"only.paths.org", "GET", "/v1/admin/x", A},
     {"only.paths.org", "GET", "/v1admin", P},
     {"only.paths.org", "POST", "/v1/admin;jsessionid=1", M}, /* path parameters */
-    {"only.paths.org", "POST", "/v1%2Fadmin", M},            /* an encoded slash */
+    {"only.paths.org", "GET", "/v1/admin;jsessionid=1", A},
+    {"only.paths.org", "POST", "/v1;x/admin", P}, /* Tomcat: /v1/admin; others: not /v1 */
+    {"only.paths.org", "POST", "/v1%3Bx/admin", P},
+    {"only.paths.org", "GET", "/v1;x/admin", P},
+    {"only.paths.org", "POST", "/v1%2Fadmin", M}, /* an encoded slash */
     {"only.paths.org", "POST", "/v1%2fadmin/x", M},
+    {"only.paths.org", "GET", "/v1%2Fx", P},       /* not under /v1 for Node or Apache */
+    {"only.paths.org", "GET", "/v1/..;/admin", X}, /* Tomcat, Jetty: /admin */
+    {"only.paths.org", "GET", "/v1/.;/admin", X},
+    {"only.paths.org", "GET", "/v1/..;x=1/admin", X},
+    {"only.paths.org", "GET", "/v1/%2e%2e;/admin", X},
+    {"only.paths.org", "GET", "/v1/..%3B/admin", X},
+    {"only.paths.org", "GET", "/v1/..\\admin", X}, /* Node: a separator */
+    {"only.paths.org", "GET", "/v1\\..\\admin", X},
+    {"only.paths.org", "GET", "/v1/..%5cadmin", X}, /* IIS */
+    {"only.paths.org", "GET", "/v1/x%5C", X},
+    {"only.paths.org", "GET", "/v1/%252e%252e/admin", X}, /* decoded twice */
+    {"only.paths.org", "GET", "/v1/%25252e/admin", X},
+    {"only.paths.org", "GET", "/v1/...", X},
+    {"only.paths.org", "GET", "/v1/..%20/admin", X},
+    {"only.paths.org", "GET", "/v1/..%00/admin", X},              /* NUL truncation */
+    {"only.paths.org", "GET", "/v1/%c0%ae%c0%ae/admin", X},       /* overlong UTF-8 */
+    {"only.paths.org", "GET", "/v1/%ef%bc%8e%ef%bc%8e/admin", X}, /* fullwidth dots */
+    {"only.paths.org", "GET", "/v1/x%EF%BC%8Fy", X},
+    {"only.paths.org", "GET", "/v1//admin/x", A}, /* merged: /v1/admin/x */
+    {"only.paths.org", "POST", "//v1//admin", M},
+    {"only.paths.org", "GET", "/v1/100%25", A},    /* a plain percent sign */
+    {"only.paths.org", "GET", "/v1/%e2%82%ac", A}, /* UTF-8 is fine */
+    {"only.paths.org", "GET", "/v1/a..b/.x/x.", A},
     {"sub.only.paths.org", "GET", "/v2", P},
     {"docs.org", "GET", "/Guide", A},
     {"docs.org", "GET", "/guide", P},
@@ -263,7 +295,9 @@ static void test_path_normalize(void **state)
 	};
 	static const char *const bad[] = {"/a/..%2Fb", "/a/%2e%2e%2fb", "/a/../b", "/a/%2e%2E/b",
 	                                  "/a/./b",    "/a%zz",         "/a/b/..", "/.",
-	                                  "/%2e",      "a/b",           "",        "/a%2"};
+	                                  "/%2e",      "a/b",           "",        "/a%2",
+	                                  "/a\\b",     "/a%5Cb",        "/a%252e", "/a/.../b",
+	                                  "/a%00",     "/a%c0%ae"};
 	char out[256];
 	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
 		assert_true(netrules_path_normalize(ok[i].in, strlen(ok[i].in), out, sizeof(out)) >
@@ -274,6 +308,24 @@ static void test_path_normalize(void **state)
 		if (netrules_path_normalize(bad[i], strlen(bad[i]), out, sizeof(out)) != -EINVAL)
 			fail_msg("\"%s\" should be refused", bad[i]);
 	assert_int_equal(netrules_path_normalize("/abcdef", 7, out, 4), -ENAMETOOLONG);
+}
+
+static void test_path_readings(void **state)
+{
+	static struct netrules_paths p;
+	assert_int_equal(netrules_path_readings("/a/b?x=%2F;", 11, &p), 0);
+	assert_int_equal(p.n, 1); /* the query does not count */
+	assert_string_equal(p.p[0], "/a/b");
+	assert_int_equal(netrules_path_readings("/a%2Fb;c/d", 10, &p), 0);
+	assert_int_equal(p.n, 4);
+	assert_string_equal(p.p[0], "/a/b;c/d");
+	assert_string_equal(p.p[1], "/a%2Fb;c/d");
+	assert_string_equal(p.p[2], "/a/b/d");
+	assert_string_equal(p.p[3], "/a%2Fb/d");
+	assert_int_equal(netrules_path_readings("/a\\b", 4, &p), -EILSEQ);
+	assert_int_equal(netrules_path_readings("/a/..;/b", 8, &p), -EILSEQ);
+	assert_int_equal(netrules_path_normalize("/a/..;/b", 8, p.buf[0], 64), 8); /* reading 0 */
+	assert_int_equal(netrules_path_readings("/a%zz", 5, &p), -EINVAL);
 }
 
 static void expect_error(const char *text, const char *needle)
@@ -307,6 +359,8 @@ static void test_config_errors(void **state)
 	expect_error("network: { allowed_domains = ( { domain = \"a.com\"; path = \"x\"; } ); };",
 	             "must start with '/'");
 	expect_error("network: { allowed_domains = ( \"a.com/x/../y\" ); };", "dot segments");
+	expect_error("network: { allowed_domains = ( \"a.com/x\\\\y\" ); };", "backslash");
+	expect_error("network: { allowed_domains = ( \"a.com/x;y\" ); };", "Tomcat");
 	expect_error("network: { allowed_domains = ( { domain = \"a.com\"; methods = [ ]; } ); };",
 	             "methods is empty");
 	expect_error(
@@ -348,6 +402,32 @@ static void test_launcher_keys_and_warnings(void **state)
 	netrules_match(r, "xn--bcher-kva.de", "POST", "/", &d);
 	assert_int_equal(d.verdict, M); /* the non-ASCII entry never matches; "*" decides */
 	netrules_free(r);
+}
+
+static void test_proxy_limits(void **state)
+{
+	struct netrules *r = must_parse(
+	    "network: { allowed_domains = ( ); proxy_limits = { max_connections = 64;\n"
+	    " client_buffer = \"64K\"; server_buffer = 1048576; log_max = 0; log_rate = 5;\n"
+	    " ca_validity_hours = 24; }; };");
+	assert_int_equal(r->limits.max_connections, 64);
+	assert_int_equal(r->limits.client_buffer, 64 << 10);
+	assert_int_equal(r->limits.server_buffer, 1 << 20);
+	assert_true(r->limits.log_max_set);
+	assert_int_equal(r->limits.log_max, 0);
+	assert_int_equal(r->limits.log_rate, 5);
+	assert_int_equal(r->limits.ca_validity_hours, 24);
+	netrules_free(r);
+	r = must_parse("network: { allowed_domains = ( ); };");
+	assert_false(r->limits.log_max_set);
+	assert_int_equal(r->limits.max_connections, 0);
+	netrules_free(r);
+	expect_error("network: { proxy_limits = { max_conns = 5; }; };",
+	             ":1: unknown key \"max_conns\" in proxy_limits");
+	expect_error("network: { proxy_limits = { client_buffer = \"12Q\"; }; };", "not a size");
+	expect_error("network: { proxy_limits = { client_buffer = \"1K\"; }; };", "out of range");
+	expect_error("network: { proxy_limits = { log_rate = true; }; };", "not a boolean");
+	expect_error("network: { proxy_limits = 5; };", "proxy_limits must be a group");
 }
 
 static void test_load_file(void **state)
@@ -395,9 +475,11 @@ int main(void)
 	    cmocka_unit_test(test_empty_and_absent),
 	    cmocka_unit_test(test_ports_and_candidates),
 	    cmocka_unit_test(test_path_normalize),
+	    cmocka_unit_test(test_path_readings),
 	    cmocka_unit_test(test_config_errors),
 	    cmocka_unit_test(test_launcher_keys_and_warnings),
 	    cmocka_unit_test(test_load_file),
+	    cmocka_unit_test(test_proxy_limits),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

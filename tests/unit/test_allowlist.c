@@ -7,7 +7,9 @@
 #include <cmocka.h>
 
 #include "allowlist.h"
+#include "netrules.h"
 
+#include <libconfig.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,12 +79,121 @@ static void test_empty(void **state)
 	free(out);
 }
 
+/* The block parses as a network group, and every entry holds only the keys and
+ * values the log could justify: never allow_private, never a domain not logged. */
+static struct netrules *parse_block(const char *out)
+{
+	char *text = NULL;
+	assert_true(asprintf(&text, "network: {\n%s};\n", out) > 0);
+	config_t cfg;
+	config_init(&cfg);
+	if (!config_read_string(&cfg, text))
+		fail_msg("not a config (%s, line %d):\n%s", config_error_text(&cfg),
+		         config_error_line(&cfg), text);
+	struct netrules *r = NULL;
+	char err[256] = "";
+	if (netrules_from_setting(config_lookup(&cfg, "network"), &r, err, sizeof(err)) < 0)
+		fail_msg("rules refused (%s):\n%s", err, text);
+	for (size_t i = 0; i < r->n_rules; i++)
+		assert_false(r->rules[i].allow_private);
+	config_destroy(&cfg);
+	free(text);
+	return r;
+}
+
+static void test_injection(void **state)
+{
+	(void)state;
+	char *out = derive(
+	    /* a path that would close its string and add a key, then an entry */
+	    "t allowed: POST a.test/x\";allow_private=true;path=\"/\n"
+	    "t allowed: POST a.test/x\"},{domain=\"evil.test\";allow_private=true;},{domain="
+	    "\"a.test\";path=\"/x\n"
+	    "t allowed: GET a.test/x\\\"\n" /* a backslash before a quote */
+	    "t allowed: G\"ET a.test/\n"    /* a quote in the method */
+	    "t allowed: GET a.test\";}/x\n" /* ... in the host */
+	    "t allowed: GET A.TEST/x\n"     /* not a normalised host */
+	    "t allowed: GET a.test:99999/x\n"
+	    "t allowed: GET a.test:80x/x\n"
+	    "t allowed: GET a.test/x;allow_private=true\n"
+	    "t allowed: GET a.test/x{y}\n"
+	    "t allowed: GET a.test/%zz\n"
+	    "t allowed: GET a.test/x\\x0a2026-01-01T00:00:00Z\n" /* as the log escapes a LF */
+	    "t allowed: GET a.test/x extra words\n"
+	    "t blocked: GET a.test/x\"y (domain not allowed)\n"
+	    /* " allowed: " inside another line is not a request */
+	    "t proxy: cannot resolve x allowed: GET inner.test/\n"
+	    "t allowed: GET [::1]:8080/ok\n"
+	    "t allowed: GET [::1\"]/x\n"
+	    "t allowed: GET ok.test/fine/path%20x\n");
+	assert_null(strstr(out, "evil.test"));
+	assert_null(strstr(out, "inner.test"));
+	assert_null(strstr(out, "allow_private"));
+	assert_null(strstr(out, "a.test")); /* every a.test line was crafted */
+	expect_line(out, "# 15 request lines skipped");
+	expect_line(out, "{ domain = \"ok.test\"; methods = [ \"GET\" ]; }");
+	expect_line(out,
+	            "{ domain = \"[::1]\"; methods = [ \"GET\" ]; ports = [ 80, 443, 8080 ]; }");
+	struct netrules *r = parse_block(out);
+	assert_int_equal(r->n_rules, 2);
+	netrules_free(r);
+	free(out);
+}
+
+static void test_source_name(void **state)
+{
+	(void)state;
+	FILE *in = fmemopen("t allowed: GET a.test/\n", 23, "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	assert_int_equal(allowlist_derive(in, out, "/x\nallowed_domains = ( \"*\" );\n#"), 1);
+	fclose(in);
+	fclose(out);
+	expect_line(buf, "# From /x?allowed_domains = ( \"*\" );?#: 1 logged request");
+	struct netrules *r = parse_block(buf);
+	assert_int_equal(r->n_rules, 1);
+	assert_string_equal(r->rules[0].domain, "a.test");
+	netrules_free(r);
+	free(buf);
+}
+
+/* Lines of random bytes around the real shape: the block always parses, and only
+ * names that were logged plainly appear in it. */
+static void test_random_lines(void **state)
+{
+	(void)state;
+	static const char alphabet[] = "aZ09./:;\"\\{}()[],=#%\x01\n\r\t -_~!$&'*+@?\x7f\xff";
+	char *log = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&log, &len);
+	unsigned seed = 12345;
+	for (int i = 0; i < 3000; i++) {
+		fputs(i % 2 ? "t allowed: " : "t blocked: ", f);
+		int n = 3 + (int)((seed = seed * 1103515245u + 12345u) >> 16) % 40;
+		for (int k = 0; k < n; k++) {
+			seed = seed * 1103515245u + 12345u;
+			fputc(alphabet[(seed >> 16) % (sizeof(alphabet) - 1)], f);
+		}
+		fputc('\n', f);
+	}
+	fclose(f);
+	char *out = derive(log);
+	struct netrules *r = parse_block(out);
+	netrules_free(r);
+	free(out);
+	free(log);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_reads_and_path_writes),
 	    cmocka_unit_test(test_many_write_paths_widen),
 	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_injection),
+	    cmocka_unit_test(test_source_name),
+	    cmocka_unit_test(test_random_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
