@@ -8,6 +8,7 @@
 
 #include "allowlist.h"
 #include "netrules.h"
+#include "util.h"
 
 #include <libconfig.h>
 #include <stdio.h>
@@ -84,7 +85,7 @@ static void test_empty(void **state)
 static struct netrules *parse_block(const char *out)
 {
 	char *text = NULL;
-	assert_true(asprintf(&text, "network: {\n%s};\n", out) > 0);
+	assert_non_null(text = str_printf("network: {\n%s};\n", out));
 	config_t cfg;
 	config_init(&cfg);
 	if (!config_read_string(&cfg, text))
