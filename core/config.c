@@ -349,9 +349,10 @@ static int check_port(const config_setting_t *e, const char *what)
  * validated by the proxy's rule parser, which reads the same group. */
 static int load_network(struct policy *p, config_setting_t *g)
 {
-	static const char *const keys[] = {"enabled",          "allowed_domains", "host_ports",
-	                                   "published_ports",  "unix_sockets",    "hosts_file",
-	                                   "upstream_ca_file", "proxy_limits",    NULL};
+	static const char *const keys[] = {
+	    "enabled",    "allowed_domains",  "host_ports",   "published_ports", "unix_sockets",
+	    "hosts_file", "upstream_ca_file", "proxy_limits", "credentials",     "guard_files",
+	    NULL};
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return type_error(g, "network", "a group { }");
 	int r = check_keys(g, "network", keys);

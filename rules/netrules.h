@@ -5,6 +5,8 @@
  */
 #pragma once
 
+#include "netcreds.h"
+
 #include <libconfig.h>
 #include <stdbool.h>
 #include <stddef.h>
@@ -44,7 +46,8 @@ struct netrules {
 	char *hosts_file;       /* absolute, or NULL */
 	char *upstream_ca_file; /* absolute, or NULL */
 	struct netrules_limits limits;
-	char **warnings; /* NULL-terminated; "file:line: text" */
+	struct netcreds creds; /* network.credentials, network.guard_files (netcreds.h) */
+	char **warnings;       /* NULL-terminated; "file:line: text" */
 };
 
 enum netrules_verdict {

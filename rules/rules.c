@@ -37,6 +37,7 @@ void netrules_free(struct netrules *r)
 	free(r->rules);
 	free(r->hosts_file);
 	free(r->upstream_ca_file);
+	netcreds_free(&r->creds);
 	free_strv(r->warnings);
 	free(r);
 }
@@ -690,6 +691,34 @@ static int parse_limits(struct netrules *r, const config_setting_t *g, char *err
 	return rc;
 }
 
+/* A credential needs the filtered network (only the proxy can inject it), and
+ * domains the rules can allow at all. */
+static int check_credentials(struct netrules *r, char *err, size_t errlen,
+                             const config_setting_t *creds)
+{
+	if (r->creds.n == 0)
+		return 0;
+	if (!r->filtering)
+		return fail(err, errlen, creds,
+		            "credentials need the filtered network (allowed_domains): only the "
+		            "proxy can put them into requests");
+	for (size_t i = 0; i < r->creds.n; i++) {
+		const struct netcred *c = &r->creds.v[i];
+		for (size_t j = 0; j < c->n_domains; j++) {
+			if (netrules_domain_candidate(r, c->domains[j]))
+				continue;
+			int rc =
+			    warn(r, creds,
+			         "credential \"%s\": no allowed_domains entry allows %s, so it "
+			         "is never sent there",
+			         c->name, c->domains[j]);
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
 int netrules_from_setting(const config_setting_t *network, struct netrules **out, char *err,
                           size_t errlen)
 {
@@ -699,6 +728,7 @@ int netrules_from_setting(const config_setting_t *network, struct netrules **out
 	if (!r)
 		return -ENOMEM;
 	if (network) {
+		const config_setting_t *creds = NULL, *guard_files = NULL;
 		if (config_setting_type(network) != CONFIG_TYPE_GROUP)
 			return fail(err, errlen, network, "network must be a group");
 		for (int i = 0; i < config_setting_length(network) && rc >= 0; i++) {
@@ -723,10 +753,19 @@ int netrules_from_setting(const config_setting_t *network, struct netrules **out
 				rc = check_published_ports(k, err, errlen);
 			else if (strcmp(name, "proxy_limits") == 0)
 				rc = parse_limits(r, k, err, errlen);
+			else if (strcmp(name, "credentials") == 0)
+				creds = k;
+			else if (strcmp(name, "guard_files") == 0)
+				guard_files = k;
 			else
 				rc = fail(err, errlen, k, "unknown key \"%s\" in network", name);
 		}
 		if (rc < 0)
+			return rc;
+		if ((creds || guard_files) &&
+		    (rc = netcreds_parse(&r->creds, creds, guard_files, err, errlen)) < 0)
+			return rc;
+		if ((rc = check_credentials(r, err, errlen, creds)) < 0)
 			return rc;
 	}
 	*out = r;
