@@ -15,6 +15,7 @@
  * Everything is level-triggered: `drive` makes all the progress it can, then
  * asks libev for exactly the readiness it is waiting for. */
 #include "conn.h"
+#include "guard.h"
 #include "hostaddr.h"
 #include "hostcheck.h"
 #include "http_parse.h"
@@ -55,6 +56,15 @@ struct flow {
 	uint64_t left; /* F_LENGTH: body bytes not yet approved or piped */
 	struct http_chunked ch;
 	bool done; /* the body has been fully read from the source */
+	/* The guard over a request body (creds.h): bytes are scanned as the framing
+	 * takes them, and the last `hold` of them held back until more come or the
+	 * body ends, so a secret is found before any byte of it leaves. */
+	struct guard *scan;
+	struct guard_scan gs;
+	uint64_t ph_ok; /* placeholders this body may carry */
+	size_t held;    /* scanned bytes after `pass`, not yet approved */
+	size_t hold;
+	bool refused; /* the body carries what must not leave */
 };
 
 struct side {
@@ -112,6 +122,12 @@ struct conn {
 	/* what the current request is, for logs on late failures */
 	char method[32];
 	char *req_path;
+	char *req_host;      /* as logged ("host[:port]"), for a body the guard refuses */
+	bool injected;       /* the upstream head holds a real value: wiped when sent */
+	int oauth;           /* an oauth token exchange is in flight (its binding), or -1 */
+	bool head_wait;      /* the request is taken only once its whole body is here */
+	uint64_t cr_covered; /* the bindings covering the request (for the body's verdict) */
+	bool cr_tls;
 	ev_timer timer;
 	enum tkind tkind;
 };
@@ -181,8 +197,11 @@ static void inbuf_put(struct buf *b)
 	*b = (struct buf){0};
 }
 
+/* Generated heads may hold a real value (creds.h): never left in freed memory. */
 static void buf_release(struct buf *b)
 {
+	if (b->data)
+		explicit_bzero(b->data, b->len);
 	free(b->data);
 	*b = (struct buf){0};
 }
@@ -245,6 +264,17 @@ static void flow_reset_body(struct flow *f, enum fmode mode, uint64_t len)
 	f->left = mode == F_LENGTH ? len : 0;
 	f->ch = (struct http_chunked){0};
 	f->done = mode == F_NONE;
+	guard_unref(f->scan);
+	f->scan = NULL;
+	f->held = 0;
+	f->refused = false;
+}
+
+/* Scan a body (the guard) as the framing takes it. */
+static void flow_scan_data(void *arg, const char *p, size_t n)
+{
+	struct flow *f = arg;
+	guard_feed(f->scan, &f->gs, p, n);
 }
 
 static void flow_close_pipe(struct flow *f)
@@ -268,34 +298,51 @@ static bool flow_complete(const struct flow *f)
 	return f->done && flow_flushed(f);
 }
 
-/* Mark approved the buffered bytes the framing says belong to the body. */
+/* Mark approved the buffered bytes the framing says belong to the body. Under the
+ * guard, what the framing took is scanned first and the tail held back; a body
+ * that carries what must not leave is never approved further (f->refused). */
 static int flow_approve(struct flow *f)
 {
-	size_t avail = buf_avail(&f->in) - f->pass, used;
-	if (avail == 0 || f->done)
+	size_t avail = buf_avail(&f->in) - f->pass - f->held, used = 0;
+	if (avail == 0 || f->done || f->refused)
 		return 0;
+	const char *p = f->in.data + f->in.off + f->pass + f->held;
 	switch (f->mode) {
 	case F_NONE:
 		return 0;
-	case F_LENGTH: {
-		size_t take = avail < f->left ? avail : (size_t)f->left;
-		f->pass += take;
-		f->left -= take;
+	case F_LENGTH:
+		used = avail < f->left ? avail : (size_t)f->left;
+		if (f->scan)
+			guard_feed(f->scan, &f->gs, p, used);
+		f->left -= used;
 		f->done = f->left == 0;
-		return 0;
-	}
+		break;
 	case F_CHUNKED: {
-		int rc = http_chunked_scan(&f->ch, f->in.data + f->in.off + f->pass, avail, &used);
+		int rc = f->scan
+		             ? http_chunked_scan_data(&f->ch, p, avail, &used, flow_scan_data, f)
+		             : http_chunked_scan(&f->ch, p, avail, &used);
 		if (rc < 0)
 			return rc;
-		f->pass += used;
 		f->done = rc == 1;
-		return 0;
+		break;
 	}
 	case F_UNTIL_EOF:
-		f->pass += avail;
+		used = avail;
+		break;
+	}
+	if (!f->scan) {
+		f->pass += used;
 		return 0;
 	}
+	if (f->gs.secret >= 0 || (f->gs.placeholders & ~f->ph_ok)) {
+		f->held += used;
+		f->refused = true;
+		return 0;
+	}
+	size_t pending = f->held + used;
+	size_t keep = f->done ? 0 : pending < f->hold ? pending : f->hold;
+	f->pass += pending - keep;
+	f->held = keep;
 	return 0;
 }
 
@@ -418,8 +465,10 @@ static void conn_free(struct conn *c)
 		inbuf_put(&flows[i]->in);
 		buf_release(&flows[i]->head);
 		flow_close_pipe(flows[i]);
+		guard_unref(flows[i]->scan);
 	}
 	free(c->req_path);
+	free(c->req_host);
 	*c->pprev = c->next;
 	if (c->next)
 		c->next->pprev = c->pprev;
@@ -462,8 +511,9 @@ static void fail_exchange(struct conn *c, int status, const char *phrase, const 
 	bool keep = !c->close_after && c->c2u.done && c->rstate != R_TUNNEL;
 	close_upstream(c);
 	buf_release(&c->c2u.head);
-	c->c2u.in.off += c->c2u.pass; /* the rest of the failed request's body */
-	c->c2u.pass = 0;
+	c->c2u.in.off += c->c2u.pass + c->c2u.held; /* the rest of the failed request's body */
+	c->c2u.pass = c->c2u.held = 0;
+	c->oauth = -1;
 	c->sstate = S_IDLE;
 	c->rstate = R_HEAD;
 	respond(c, status, phrase, why, keep);
@@ -566,6 +616,127 @@ static int append_target(struct buf *b, struct http_str raw)
 	return buf_append(b, raw.p + plen, raw.n - plen);
 }
 
+/* The request's head as the client sent it, and its first line's length. */
+static const char *client_head(const struct conn *c, const struct http_msg *m, size_t *line_len)
+{
+	const char *head = c->c2u.in.data + c->c2u.in.off;
+	const char *lf = memchr(head, '\n', m->head_len);
+	*line_len = lf ? (size_t)(lf - head) + 1 : m->head_len;
+	return head;
+}
+
+/* ---- credentials (creds.h) ---- */
+
+#define OAUTH_BODY_MAX (16u << 10)
+
+/* A buffer that may hold a real value: wiped when it goes. */
+struct wiped {
+	char *p;
+	size_t len;
+	bool refused;
+	char why[160];
+};
+
+static void wiped_free(struct wiped *w)
+{
+	if (w->p) {
+		explicit_bzero(w->p, w->len);
+		free(w->p);
+	}
+	w->p = NULL;
+	w->len = 0;
+}
+#define _cleanup_wipe_ __attribute__((cleanup(wiped_free)))
+
+/* The target as forwarded (append_target), with the bindings' query parameters
+ * put in. */
+static int append_target_creds(struct conn *c, struct buf *b, struct http_str raw,
+                               const struct creds_verdict *v, uint64_t *done)
+{
+	const struct creds *cs = c->px->creds;
+	const char *q = memchr(raw.p, '?', raw.n);
+	size_t plen = q ? (size_t)(q - raw.p) : raw.n;
+	struct http_str query = {q ? q + 1 : "", q ? raw.n - plen - 1 : 0};
+	_cleanup_wipe_ struct wiped rq = {0}, add = {0};
+	int rc = append_target(b, (struct http_str){raw.p, plen});
+	if (rc == 0)
+		rc = creds_rewrite_query(cs, v->inject, query, &rq.p, &rq.len, done) < 0 ? -ENOMEM
+		                                                                         : 0;
+	if (rc == 0)
+		rc = creds_added_query(cs, v->inject, query, &add.p, &add.len, done);
+	if (rc == 0 && (q || add.len))
+		rc = buf_append(b, "?", 1);
+	if (rc == 0)
+		rc = buf_append(b, rq.p ? rq.p : query.p, rq.p ? rq.len : query.n);
+	if (rc == 0 && add.len)
+		rc = buf_append(b, add.p, add.len);
+	return rc;
+}
+
+/* The request's headers with the bindings' placeholders replaced and what `add`
+ * says added; an oauth exchange (body_len >= 0) gets its new body's length and
+ * asks for an answer it can read (no compression). */
+static int write_request_headers(struct conn *c, struct buf *b, const struct http_msg *m,
+                                 const struct creds_verdict *v, uint64_t *done, long long body_len)
+{
+	const struct creds *cs = c->px->creds;
+	uint64_t present = 0;
+	int rc = 0;
+	for (size_t i = 0; i < m->n_headers && rc == 0; i++) {
+		const struct http_header *h = &m->headers[i];
+		if (hop_by_hop(m, h->name))
+			continue;
+		if (body_len >= 0 && (http_str_ieq(h->name, "content-length") ||
+		                      http_str_ieq(h->name, "accept-encoding")))
+			continue;
+		_cleanup_wipe_ struct wiped val = {0};
+		if (v->inject) {
+			present |= creds_header_owner(cs, v->inject, h->name);
+			if (creds_rewrite_header(cs, v->inject, h->name, h->value, &val.p, &val.len,
+			                         done) < 0)
+				return -ENOMEM;
+		}
+		if (buf_append(b, h->name.p, h->name.n) < 0 || buf_append(b, ": ", 2) < 0 ||
+		    buf_append(b, val.p ? val.p : h->value.p, val.p ? val.len : h->value.n) < 0 ||
+		    buf_append(b, "\r\n", 2) < 0)
+			rc = -ENOMEM;
+	}
+	_cleanup_wipe_ struct wiped add = {0};
+	if (rc == 0 && v->inject)
+		rc = creds_added_headers(cs, v->inject, present, &add.p, &add.len, done);
+	if (rc == 0 && add.len)
+		rc = buf_append(b, add.p, add.len);
+	if (rc == 0 && body_len >= 0)
+		rc = buf_printf(b, "Content-Length: %lld\r\nAccept-Encoding: identity\r\n",
+		                body_len);
+	return rc;
+}
+
+/* An oauth binding's token request, whole: 1 and out (the body to send, or
+ * out->refused), 0: wait for the rest, -1: cannot take it. */
+static int oauth_request(struct conn *c, const struct http_msg *m, const struct creds_verdict *v,
+                         struct wiped *out)
+{
+	struct creds *cs = c->px->creds;
+	if (m->body == HTTP_BODY_CHUNKED || m->expect_continue ||
+	    m->content_length > OAUTH_BODY_MAX || m->head_len + m->content_length > BUF_SIZE)
+		return -1;
+	if (buf_avail(&c->c2u.in) < m->head_len + m->content_length)
+		return 0;
+	const char *body = c->c2u.in.data + c->c2u.in.off + m->head_len;
+	struct guard_scan gs;
+	guard_scan_init(&gs);
+	guard_feed(cs->g, &gs, body, (size_t)m->content_length);
+	if (creds_judge(cs, &gs, v->covered, v->tls, out->why, sizeof(out->why))) {
+		out->refused = true;
+		return 1;
+	}
+	return creds_oauth_request(cs, v->oauth, body, (size_t)m->content_length, &out->p,
+	                           &out->len) < 0
+	           ? -1
+	           : 1;
+}
+
 static void handle_connect(struct conn *c, const struct http_msg *m)
 {
 	struct http_target t;
@@ -578,6 +749,18 @@ static void handle_connect(struct conn *c, const struct http_msg *m)
 		return;
 	}
 	snprintf(hp, sizeof(hp), strchr(host, ':') ? "[%s]:%u" : "%s:%u", host, t.port);
+	if (c->px->creds) {
+		/* Nothing of a credential in a tunnel's name either (it would be resolved). */
+		struct creds_verdict cv;
+		size_t line_len;
+		const char *head = client_head(c, m, &line_len);
+		creds_check_head(c->px->creds, head, m->head_len, line_len, host, NULL, 0, false,
+		                 "CONNECT", &cv);
+		if (cv.refuse) {
+			deny(c, m, cv.in_target ? "(withheld)" : hp, "", cv.refuse);
+			return;
+		}
+	}
 	if (!netrules_domain_candidate(c->px->rules, host)) {
 		deny(c, m, hp, "", netrules_reason(NETRULES_DENY_DOMAIN));
 		return;
@@ -667,6 +850,22 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 	int prc = netrules_path_readings(rawpath.p, rawpath.n, &paths);
 	snprintf(hostlog, sizeof(hostlog), "%s%s%s%s", strchr(host, ':') ? "[" : "", host,
 	         strchr(host, ':') ? "]" : "", default_port_str(port, tls, pbuf, sizeof(pbuf)));
+	/* The guard first: a credential in the target must not reach a log line. */
+	struct creds_verdict cv = {.oauth = -1};
+	if (c->px->creds) {
+		size_t line_len;
+		const char *head = client_head(c, m, &line_len);
+		creds_check_head(c->px->creds, head, m->head_len, line_len, host,
+		                 prc == 0 ? paths.p : NULL, prc == 0 ? paths.n : 0, tls, c->method,
+		                 &cv);
+		if (cv.refuse) {
+			if (cv.in_target)
+				deny(c, m, "(withheld)", "", cv.refuse);
+			else
+				deny(c, m, hostlog, prc == 0 ? paths.p[0] : "/", cv.refuse);
+			return;
+		}
+	}
 	if (prc == -EILSEQ) {
 		/* Logged as sent (the log escapes it), without the query. */
 		const char *q = memchr(rawpath.p, '?', rawpath.n);
@@ -711,6 +910,27 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 		return;
 	}
 
+	/* An OAuth token exchange is read whole: its body carries the refresh token. */
+	_cleanup_wipe_ struct wiped oauth_body = {0};
+	if (cv.oauth >= 0) {
+		int orc = oauth_request(c, m, &cv, &oauth_body);
+		if (orc == 0) {
+			c->head_wait = true; /* the rest of the body first */
+			return;
+		}
+		if (orc < 0) {
+			plog_blocked(c->method, hostlog, path,
+			             "token request the proxy cannot read");
+			respond(c, 400, "Bad Request", "token request the proxy cannot read",
+			        false);
+			return;
+		}
+		if (oauth_body.refused) {
+			deny(c, m, hostlog, path, oauth_body.why);
+			return;
+		}
+	}
+
 	/* The request as the origin will see it, whole or not at all: a head missing a
 	 * part (its request line, say) would be read as another request. An HTTP/1.0
 	 * client cannot read chunked replies: ask as it asked. */
@@ -718,20 +938,29 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 	int brc = buf_puts(h, c->method);
 	if (brc == 0)
 		brc = buf_puts(h, " ");
+	uint64_t injected = 0;
 	if (brc == 0)
-		brc = append_target(h, rawpath);
+		brc = cv.inject ? append_target_creds(c, h, rawpath, &cv, &injected)
+		                : append_target(h, rawpath);
 	if (brc == 0)
 		brc = buf_printf(h, " HTTP/1.%d\r\n", m->minor);
 	if (brc == 0 && !m->host.p)
 		brc = buf_printf(h, "Host: %s\r\n", hostlog);
 	if (brc == 0)
-		brc = write_headers(h, m);
+		brc = cv.inject || cv.oauth >= 0
+		          ? write_request_headers(c, h, m, &cv, &injected,
+		                                  cv.oauth >= 0 ? (long long)oauth_body.len : -1)
+		          : write_headers(h, m);
 	if (brc == 0 && c->up_once)
 		brc = buf_puts(h, "Connection: close\r\n");
 	if (brc == 0 && m->websocket)
 		brc = buf_puts(h, "Connection: Upgrade\r\nUpgrade: websocket\r\n");
 	if (brc == 0)
 		brc = buf_puts(h, "\r\n");
+	if (brc == 0 && cv.oauth >= 0) {
+		brc = buf_append(h, oauth_body.p, oauth_body.len);
+		injected |= 1ull << cv.oauth;
+	}
 	if (brc < 0) {
 		buf_release(h);
 		plog_info("cannot build the request to %s: %s", hostlog, strerror(-brc));
@@ -739,15 +968,37 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 		return;
 	}
 	plog_allowed(c->method, hostlog, path);
+	for (size_t i = 0; injected && i < c->px->creds->n; i++)
+		if (injected & (1ull << i))
+			plog_injected(creds_name(c->px->creds, (int)i), c->method, hostlog, path);
+	c->injected = injected != 0;
 	free(c->req_path);
 	c->req_path = strdup(path);
+	free(c->req_host);
+	c->req_host = strdup(hostlog);
 
 	c->c2u.in.off += m->head_len;
-	flow_reset_body(&c->c2u,
-	                m->body == HTTP_BODY_CHUNKED  ? F_CHUNKED
-	                : m->body == HTTP_BODY_LENGTH ? F_LENGTH
-	                                              : F_NONE,
-	                m->content_length);
+	if (cv.oauth >= 0) {
+		/* The body went into the head, rewritten. */
+		c->c2u.in.off += m->content_length;
+		flow_reset_body(&c->c2u, F_NONE, 0);
+	} else {
+		flow_reset_body(&c->c2u,
+		                m->body == HTTP_BODY_CHUNKED  ? F_CHUNKED
+		                : m->body == HTTP_BODY_LENGTH ? F_LENGTH
+		                                              : F_NONE,
+		                m->content_length);
+	}
+	c->oauth = cv.oauth;
+	if (c->px->creds && c->px->creds->any && m->body != HTTP_BODY_NONE && cv.oauth < 0) {
+		struct flow *f = &c->c2u;
+		f->scan = guard_ref(c->px->creds->g);
+		guard_scan_init(&f->gs);
+		f->hold = guard_max_len(f->scan) ? guard_max_len(f->scan) - 1 : 0;
+		f->ph_ok = creds_body_ok(&cv);
+		c->cr_covered = cv.covered;
+		c->cr_tls = cv.tls;
+	}
 	c->req_head = strcmp(c->method, "HEAD") == 0;
 	c->req_ws = m->websocket;
 	c->close_after = !m->keep_alive;
@@ -790,6 +1041,10 @@ static bool step_request(struct conn *c)
 		respond(c, 400, "Bad Request", "malformed request", false);
 	else
 		handle_request(c, &m);
+	if (c->head_wait) {
+		c->head_wait = false;
+		return false; /* nothing consumed: more bytes first */
+	}
 	return true;
 }
 
@@ -961,6 +1216,117 @@ static bool step_upstream_setup(struct conn *c)
 
 /* ---- responses ---- */
 
+static void collect(void *arg, const char *p, size_t n)
+{
+	struct wiped *w = arg;
+	if (w->refused || w->len + n > BUF_SIZE) {
+		w->refused = true;
+		return;
+	}
+	memcpy(w->p + w->len, p, n);
+	w->len += n;
+}
+
+/* The answer to an oauth token request, whole: the tokens it brings are kept by
+ * the proxy and the agent gets placeholders (creds_oauth_response). */
+static bool oauth_response(struct conn *c, const struct http_msg *m)
+{
+	struct flow *f = &c->u2c;
+	const char *base = f->in.data + f->in.off;
+	size_t avail = buf_avail(&f->in), raw = 0;
+	_cleanup_wipe_ struct wiped body = {0}, out = {0};
+	int brc = 0;
+	const char *why = NULL;
+	for (size_t i = 0; i < m->n_headers; i++)
+		if (http_str_ieq(m->headers[i].name, "content-encoding") &&
+		    !http_str_ieq(m->headers[i].value, "identity"))
+			why = "a compressed token response";
+	if (why)
+		goto fail;
+	if (m->body != HTTP_BODY_NONE && !(body.p = malloc(BUF_SIZE)))
+		goto fail;
+	if (m->body == HTTP_BODY_LENGTH) {
+		if (m->head_len + m->content_length > BUF_SIZE) {
+			why = "a token response too large";
+			goto fail;
+		}
+		if (avail < m->head_len + m->content_length)
+			return false;
+		raw = (size_t)m->content_length;
+		memcpy(body.p, base + m->head_len, raw);
+		body.len = raw;
+	} else if (m->body == HTTP_BODY_CHUNKED) {
+		struct http_chunked ch = {0};
+		int rc = http_chunked_scan_data(&ch, base + m->head_len, avail - m->head_len, &raw,
+		                                collect, &body);
+		if (rc < 0 || body.refused) {
+			why = "a token response it cannot read";
+			goto fail;
+		}
+		if (rc == 0) {
+			if (f->in.len == f->in.cap && f->in.off == 0) {
+				why = "a token response too large";
+				goto fail;
+			}
+			return false;
+		}
+	} else if (m->body == HTTP_BODY_CLOSE) {
+		why = "a token response without a length";
+		goto fail;
+	}
+	if (m->status / 100 == 2 && body.len) {
+		if (creds_oauth_response(c->px->creds, c->oauth, body.p, body.len, &out.p,
+		                         &out.len) < 0) {
+			why = "a token response it cannot read";
+			goto fail;
+		}
+	} else if (body.len) {
+		out = body;
+		body = (struct wiped){0};
+	}
+	const char *line_end = memchr(base, '\r', m->head_len);
+	bool close = c->close_after || !m->keep_alive;
+	struct buf *h = &f->head;
+	brc = buf_printf(h, "HTTP/1.1%.*s\r\n", (int)(line_end - base - 8), base + 8);
+	for (size_t i = 0; brc == 0 && i < m->n_headers; i++) {
+		const struct http_header *hd = &m->headers[i];
+		if (hop_by_hop(m, hd->name) || http_str_ieq(hd->name, "content-length") ||
+		    http_str_ieq(hd->name, "transfer-encoding"))
+			continue;
+		brc = buf_printf(h, "%.*s: %.*s\r\n", (int)hd->name.n, hd->name.p, (int)hd->value.n,
+		                 hd->value.p);
+	}
+	if (brc == 0)
+		brc = buf_printf(h, "Content-Length: %zu\r\n%s\r\n", out.len,
+		                 close                  ? "Connection: close\r\n"
+		                 : c->client_minor == 0 ? "Connection: keep-alive\r\n"
+		                                        : "");
+	if (brc == 0 && out.len)
+		brc = buf_append(h, out.p, out.len);
+	if (brc < 0) {
+		buf_release(h);
+		why = "out of memory";
+		goto fail;
+	}
+	/* The real tokens do not stay in the buffer either. */
+	explicit_bzero(f->in.data + f->in.off + m->head_len, raw);
+	f->in.off += m->head_len + raw;
+	c->resp_started = true;
+	c->close_after = close;
+	c->up_reusable = m->keep_alive && !c->up_once;
+	flow_reset_body(f, F_NONE, 0);
+	c->sstate = S_BODY;
+	c->oauth = -1;
+	return true;
+fail:
+	plog_info("credential %s: %s from %s", creds_name(c->px->creds, c->oauth),
+	          why ? why : "cannot take the token response", c->up_host);
+	c->close_after = true;
+	c->oauth = -1;
+	fail_exchange(c, 502, "Bad Gateway", "cannot read the token response");
+	return true;
+}
+
 static bool step_response(struct conn *c)
 {
 	struct http_msg m;
@@ -994,6 +1360,8 @@ static bool step_response(struct conn *c)
 		f->in.off += m.head_len;
 		return true;
 	}
+	if (c->oauth >= 0)
+		return oauth_response(c, &m);
 	/* Whole or not at all, as for requests. */
 	const char *line_end = memchr(f->in.data + f->in.off, '\r', m.head_len);
 	bool close = c->close_after || m.body == HTTP_BODY_CLOSE;
@@ -1038,7 +1406,8 @@ static bool step_response(struct conn *c)
 
 static bool can_splice(const struct flow *f, const struct side *src, const struct side *dst)
 {
-	return !src->ssl && !dst->ssl && dst->fd >= 0 && !f->done && buf_avail(&f->in) == 0 &&
+	return !src->ssl && !dst->ssl && dst->fd >= 0 && !f->done && !f->scan &&
+	       buf_avail(&f->in) == 0 &&
 	       (f->mode == F_UNTIL_EOF || (f->mode == F_LENGTH && f->left > 0));
 }
 
@@ -1232,6 +1601,25 @@ static bool upstream_ended(struct conn *c)
 	return true;
 }
 
+/* The guard found, in a body being forwarded, what must not leave: nothing more of
+ * it goes (what the server got so far ends before the match); the server is
+ * dropped and the client told, or cut off when its answer had begun. */
+static bool refuse_body(struct conn *c, bool *progress)
+{
+	char buf[160];
+	const char *why =
+	    creds_judge(c->px->creds, &c->c2u.gs, c->cr_covered, c->cr_tls, buf, sizeof(buf));
+	plog_blocked(c->method, c->req_host ? c->req_host : "?", c->req_path ? c->req_path : "",
+	             why ? why : "credential");
+	c->close_after = true;
+	if (c->resp_started)
+		return abort_conn(c);
+	fail_exchange(c, 403, "Forbidden", why ? why : "credential");
+	flow_reset_body(&c->c2u, F_NONE, 0);
+	*progress = true;
+	return true;
+}
+
 /* One pass over everything that can move; false when the connection is gone. */
 static bool step(struct conn *c, bool *progress)
 {
@@ -1253,6 +1641,8 @@ static bool step(struct conn *c, bool *progress)
 	if (c->rstate == R_BODY || c->rstate == R_TUNNEL) {
 		if (flow_approve(&c->c2u) < 0)
 			return abort_conn(c);
+		if (c->c2u.refused && !c->discard)
+			return refuse_body(c, progress);
 	}
 	if (c->discard) {
 		c->c2u.in.off += c->c2u.pass;
@@ -1546,6 +1936,7 @@ static void on_accept(struct ev_loop *loop, ev_io *w, int revents)
 		c->cli.rd_ready = c->cli.wr_ready = true;
 		c->up.fd = -1;
 		c->c2u.pipe[0] = c->c2u.pipe[1] = c->u2c.pipe[0] = c->u2c.pipe[1] = -1;
+		c->oauth = -1;
 		ev_io_init(&c->cli.io, on_io, fd, 0);
 		ev_io_init(&c->up.io, on_io, -1, 0);
 		c->cli.io.data = c->up.io.data = c;

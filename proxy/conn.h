@@ -1,6 +1,7 @@
 /* Client connections: the request/response state machine on one libev loop. */
 #pragma once
 
+#include "creds.h"
 #include "netrules.h"
 #include "tls_ca.h"
 #include "upstream.h"
@@ -20,6 +21,7 @@
 struct proxy {
 	struct ev_loop *loop;
 	const struct netrules *rules;
+	struct creds *creds; /* network.credentials and the guard (creds.h); NULL: none */
 	const struct hosts_table *hosts;
 	struct tls_ca *ca;
 	SSL_CTX *server_ctx; /* towards clients, leaves minted per host */

@@ -331,6 +331,12 @@ enum {
 
 int http_chunked_scan(struct http_chunked *c, const char *p, size_t n, size_t *used)
 {
+	return http_chunked_scan_data(c, p, n, used, NULL, NULL);
+}
+
+int http_chunked_scan_data(struct http_chunked *c, const char *p, size_t n, size_t *used,
+                           http_chunk_data_fn data, void *arg)
+{
 	size_t i = 0;
 
 	while (i < n) {
@@ -377,6 +383,8 @@ int http_chunked_scan(struct http_chunked *c, const char *p, size_t n, size_t *u
 			break;
 		case CH_DATA: {
 			size_t take = n - i < c->left ? n - i : (size_t)c->left;
+			if (data && take)
+				data(arg, p + i, take);
 			c->left -= take;
 			i += take;
 			if (c->left == 0)

@@ -84,3 +84,8 @@ struct http_chunked {
 /* Feed body bytes; *used says how many belong to the body. 1: the body ended
  * (after *used bytes), 0: consumed all and wants more, -EBADMSG: malformed. */
 int http_chunked_scan(struct http_chunked *c, const char *p, size_t n, size_t *used);
+/* The same, calling data() for each run of chunk data among those bytes (what a
+ * body's reader gets, without the framing). */
+typedef void (*http_chunk_data_fn)(void *arg, const char *p, size_t n);
+int http_chunked_scan_data(struct http_chunked *c, const char *p, size_t n, size_t *used,
+                           http_chunk_data_fn data, void *arg);

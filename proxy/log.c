@@ -252,3 +252,11 @@ void plog_blocked(const char *method, const char *host, const char *path, const 
 {
 	emitf(K_BLOCKED, "blocked: %s %s%s (%s)", method, host, path, reason);
 }
+
+void plog_injected(const char *name, const char *method, const char *host, const char *path)
+{
+	char what[128];
+	snprintf(what, sizeof(what), "%s %s", name, method);
+	if (first_time(hash3(what, host, path) ^ 0x5bd1e995))
+		emitf(K_ALLOWED, "injected: %s into %s %s%s", name, method, host, path);
+}

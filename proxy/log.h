@@ -23,6 +23,9 @@ int plog_open(const char *path, size_t max_bytes);
 void plog_set_rate(unsigned lines_per_sec);
 void plog_allowed(const char *method, const char *host, const char *path);
 void plog_blocked(const char *method, const char *host, const char *path, const char *reason);
+/* "injected: NAME into GET host/path": a credential went into a request (once per
+ * binding, method, host and path, like allows). */
+void plog_injected(const char *name, const char *method, const char *host, const char *path);
 /* Diagnostics ("proxy: ..."), same stream. */
 __attribute__((format(printf, 1, 2))) void plog_info(const char *fmt, ...);
 /* Once a second: report repeats and drops of a flood that has paused. */

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -51,6 +52,8 @@ static void usage(FILE *f)
 	    "                       (default 100, bursts of 10 s worth); beyond it repeats\n"
 	    "                       and drops are counted and reported\n"
 	    "  --ready-fd N         write one byte to N once listening and the CA is written\n"
+	    "  --secrets-fd N       read the credentials' values from N (until EOF) at start:\n"
+	    "                       how the launcher hands them over (network.credentials)\n"
 	    "  --check              validate the rules, print warnings, exit\n"
 	    "  --header-timeout S   seconds for a request head to arrive (default 30)\n"
 	    "  --idle-timeout S     seconds an idle keep-alive connection lives (default 60)\n"
@@ -232,6 +235,7 @@ int main(int argc, char **argv)
 		O_LOG_RATE,
 		O_CHECK,
 		O_READY_FD,
+		O_SECRETS_FD,
 		O_HEADER_TO,
 		O_IDLE_TO,
 		O_CONNECT_TO,
@@ -253,6 +257,7 @@ int main(int argc, char **argv)
 	    {"log-rate", required_argument, NULL, O_LOG_RATE},
 	    {"check", no_argument, NULL, O_CHECK},
 	    {"ready-fd", required_argument, NULL, O_READY_FD},
+	    {"secrets-fd", required_argument, NULL, O_SECRETS_FD},
 	    {"header-timeout", required_argument, NULL, O_HEADER_TO},
 	    {"idle-timeout", required_argument, NULL, O_IDLE_TO},
 	    {"connect-timeout", required_argument, NULL, O_CONNECT_TO},
@@ -266,7 +271,7 @@ int main(int argc, char **argv)
 	};
 	const char *config = NULL, *listen_spec = NULL, *ca_out = NULL, *log_path = NULL;
 	/* Limits: a flag, else network.proxy_limits, else the default (0 / -1: not given). */
-	int listen_fd = -1, ready_fd = -1, max_conns = 0, log_rate = 0, opt;
+	int listen_fd = -1, ready_fd = -1, secrets_fd = -1, max_conns = 0, log_rate = 0, opt;
 	long long log_max = -1;
 	unsigned ca_validity = 0;
 	bool check = false;
@@ -308,6 +313,9 @@ int main(int argc, char **argv)
 			break;
 		case O_READY_FD:
 			ready_fd = parse_int(optarg, 0, 65535, "--ready-fd");
+			break;
+		case O_SECRETS_FD:
+			secrets_fd = parse_int(optarg, 0, 65535, "--secrets-fd");
 			break;
 		case O_HEADER_TO:
 			px.header_timeout = parse_secs(optarg, "--header-timeout");
@@ -361,6 +369,23 @@ int main(int argc, char **argv)
 		die("%s: network.allowed_domains is not set: the network is open and no proxy is "
 		    "needed",
 		    config);
+
+	/* The secrets first, before anything else runs: nothing of them is ever on a
+	 * command line, in the environment or in a file. This process is not dumpable,
+	 * so no other process of the user reads them from its memory. */
+	static struct creds creds;
+	if (secrets_fd >= 0) {
+		prctl(PR_SET_DUMPABLE, 0);
+		if (creds_load(&creds, rules, secrets_fd, err, sizeof(err)) < 0)
+			die("%s", err);
+		px.creds = &creds;
+	} else if (rules->creds.n && !check) {
+		for (size_t i = 0; i < rules->creds.n; i++)
+			fprintf(stderr,
+			        PROG
+			        ": warning: credential %s: no --secrets-fd, so it is not used\n",
+			        rules->creds.v[i].name);
+	}
 
 	struct hosts_table *hosts = NULL;
 	if (rules->hosts_file && hosts_load(rules->hosts_file, &hosts, err, sizeof(err)) < 0)
@@ -467,6 +492,7 @@ int main(int argc, char **argv)
 	SSL_CTX_free(px.client_ctx);
 	tls_ca_free(px.ca);
 	hosts_free(hosts);
+	creds_free(&creds);
 	netrules_free(rules);
 	return 0;
 }
