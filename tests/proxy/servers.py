@@ -8,7 +8,10 @@ listen on (default 127.0.0.1; "::" listens on every IPv4 and IPv6 address).
 Endpoints: /hello, /echo (POST: "LEN SHA256" of the body), /big?n=BYTES
 (streamed), /sse (two chunks one second apart), /hang (answers after 20 s), /ws (WebSocket echo of one
 frame), /headers (the request headers it received), /line (the request line it
-received), /longreason (a 9,000-byte reason phrase), /conn (which connection served the request: the proxy's port), anything else: 404.
+received), /longreason (a 9,000-byte reason phrase), /conn (which connection served the request: the proxy's port),
+/redirect?to=URL (302 to URL), /record (any method: the request line, headers and body
+appended to $ASB_RECORD), /v1/oauth/token (POST, recorded too: answers $ASB_TOKEN_RESPONSE),
+anything else: 404.
 Every request line received is appended to the file $ASB_ORIGIN_LOG, when set.
 """
 import base64, hashlib, http.server, os, socket, socketserver, ssl, sys, threading, time
@@ -67,7 +70,55 @@ class Handler(http.server.BaseHTTPRequestHandler):
                 n += len(d)
         return n, h.hexdigest()
 
+    def record(self):
+        body = b""
+        if self.headers.get("Transfer-Encoding", "").lower() == "chunked":
+            while True:
+                line = self.rfile.readline()
+                if not line:
+                    break
+                size = int(line.split(b";")[0], 16)
+                if size == 0:
+                    while self.rfile.readline() not in (b"\r\n", b""):
+                        pass
+                    break
+                body += self.rfile.read(size)
+                self.rfile.readline()
+        else:
+            left = int(self.headers.get("Content-Length", "0"))
+            while left:
+                d = self.rfile.read(min(left, 1 << 16))
+                if not d:
+                    break
+                body += d
+                left -= len(d)
+        path = os.environ.get("ASB_RECORD")
+        if path:
+            with open(path, "ab") as f:
+                f.write(self.requestline.encode() + b"\n" + str(self.headers).encode() + body + b"\n")
+        return body
+
+    def routed(self):
+        u = urlsplit(self.path)
+        if u.path == "/record":
+            self.record()
+            self.reply(200, b"recorded\n")
+            return True
+        if u.path == "/v1/oauth/token" and self.command == "POST":
+            self.record()
+            self.reply(200, os.environ.get("ASB_TOKEN_RESPONSE", "{}").encode(), "application/json")
+            return True
+        if u.path == "/redirect":
+            self.send_response(302)
+            self.send_header("Location", parse_qs(u.query).get("to", ["/"])[0])
+            self.send_header("Content-Length", "0")
+            self.end_headers()
+            return True
+        return False
+
     def do_GET(self):
+        if self.routed():
+            return
         u = urlsplit(self.path)
         if u.path == "/ws" and self.headers.get("Upgrade", "").lower() == "websocket":
             return self.websocket()
@@ -115,6 +166,8 @@ class Handler(http.server.BaseHTTPRequestHandler):
     do_HEAD = do_GET
 
     def do_POST(self):
+        if self.routed():
+            return
         n, digest = self.read_body()
         self.reply(200, b"%d %s\n" % (n, digest.encode()))
 
