@@ -349,6 +349,8 @@ int launch_plan(struct launch *l)
 		return r;
 	if ((r = run_hook(l, "env", offsetof(struct asb_hooks, env))) < 0)
 		return r;
+	if ((r = network_plan_credentials(&l->net, &l->plan, p, state_root, l->caps)) < 0)
+		return r;
 	if ((r = hardening_plan(l)) < 0)
 		return r;
 	plan_set_final(&l->plan);

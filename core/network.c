@@ -279,6 +279,25 @@ int network_plan(struct network *n, struct plan *plan, const char *state_root, u
 	return add_ca_bundle(n, plan, state_root, caps);
 }
 
+int network_plan_credentials(struct network *n, struct plan *plan, const struct policy *p,
+                             const char *state_root, uint64_t caps)
+{
+	const struct netcreds *defs = &n->rules->creds;
+	if (defs->n == 0 && defs->n_guard_files == 0)
+		return 0;
+	if (n->mode != NET_FILTERED) {
+		log_msg(LOG_INFO,
+		        "network %s: the credentials are not used (no proxy to inject "
+		        "them)",
+		        network_mode_name(n->mode));
+		return 0;
+	}
+	int r = credentials_resolve(&n->creds, defs, p, state_root == NULL);
+	if (r < 0)
+		return r;
+	return credentials_plan(&n->creds, plan, state_root, caps);
+}
+
 int network_bind_published(struct network *n)
 {
 	for (size_t i = 0; i < n->n_published; i++) {
@@ -359,24 +378,51 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 		err_set("the filtered network needs its rules from a config file");
 		return -EINVAL;
 	}
-	int ready[2];
+	int ready[2], sec[2] = {-1, -1};
+	/* Also with no binding active: the proxy then knows it is on purpose. */
+	bool secrets = n->creds.n || n->creds.n_guard_files;
 	if ((r = pipe_cloexec(ready)) < 0)
 		return r;
-	char lfd_s[16], ready_s[16];
-	snprintf(lfd_s, sizeof(lfd_s), "%d", listen_fd);
-	snprintf(ready_s, sizeof(ready_s), "%d", ready[1]);
-	_cleanup_free_ char *ca = str_printf("%s/ca.pem", session_dir);
-	_cleanup_free_ char *logf = str_printf("%s/proxy.log", session_dir);
-	if (!ca || !logf) {
+	if (secrets && (r = pipe_cloexec(sec)) < 0) {
 		close(ready[0]);
 		close(ready[1]);
+		return r;
+	}
+	char lfd_s[16], ready_s[16], sec_s[16];
+	snprintf(lfd_s, sizeof(lfd_s), "%d", listen_fd);
+	snprintf(ready_s, sizeof(ready_s), "%d", ready[1]);
+	snprintf(sec_s, sizeof(sec_s), "%d", sec[0]);
+	_cleanup_free_ char *ca = str_printf("%s/ca.pem", session_dir);
+	_cleanup_free_ char *logf = str_printf("%s/proxy.log", session_dir);
+	free(n->session_dir);
+	n->session_dir = strdup(session_dir);
+	if (!ca || !logf || !n->session_dir) {
+		close(ready[0]);
+		close(ready[1]);
+		if (secrets) {
+			close(sec[0]);
+			close(sec[1]);
+		}
 		return -ENOMEM;
 	}
-	const char *argv[] = {proxy, "--config", p->config_file, "--listen-fd", lfd_s,   "--ca-out",
-	                      ca,    "--log",    logf,           "--ready-fd",  ready_s, NULL};
-	int keep[] = {listen_fd, ready[1]};
+	/* The secrets go over a pipe, read once at start: never an argument. */
+	const char *argv[] = {proxy,
+	                      "--config",
+	                      p->config_file,
+	                      "--listen-fd",
+	                      lfd_s,
+	                      "--ca-out",
+	                      ca,
+	                      "--log",
+	                      logf,
+	                      "--ready-fd",
+	                      ready_s,
+	                      secrets ? "--secrets-fd" : NULL,
+	                      sec_s,
+	                      NULL};
+	int keep[] = {listen_fd, ready[1], sec[0]};
 	struct spawn_opts o = {.keep_fds = keep,
-	                       .n_keep_fds = ARRAY_SIZE(keep),
+	                       .n_keep_fds = secrets ? 3 : 2,
 	                       .quiet_stdin = true,
 	                       .stdout_fd = -1,
 	                       .stderr_fd = -1,
@@ -384,11 +430,26 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 	pid_t pid;
 	r = spawn_exec(argv, NULL, &o, &pid);
 	close(ready[1]);
+	if (secrets)
+		close(sec[0]);
 	if (r < 0) {
 		close(ready[0]);
+		if (secrets)
+			close(sec[1]);
 		return r;
 	}
 	child_track(&n->proxy, pid);
+	if (secrets) {
+		credentials_log(&n->creds);
+		r = credentials_send(&n->creds, &n->rules->creds, sec[1]);
+		close(sec[1]);
+		if (r < 0) {
+			close(ready[0]);
+			err_set("cannot hand the credentials to the filtering proxy: %s",
+			        strerror(-r));
+			return r;
+		}
+	}
 	r = wait_ready(ready[0], pid, "the filtering proxy");
 	close(ready[0]);
 	if (r < 0)
@@ -640,6 +701,13 @@ int network_wire(struct network *n, const struct policy *p, const char *session_
 
 void network_stop(struct network *n)
 {
+	if (n->session_dir) {
+		_cleanup_free_ char *plog = str_printf("%s/proxy.log", n->session_dir);
+		if (!n->stopping)
+			credentials_log_use(&n->creds, plog);
+		free(n->session_dir);
+		n->session_dir = NULL;
+	}
 	n->stopping = true;
 	for (size_t i = 0; i < n->n_bridges; i++)
 		bridge_close(n->bridges[i]);
@@ -670,6 +738,7 @@ void network_stop(struct network *n)
 		free(n->ca_tmp_path);
 		n->ca_tmp_path = NULL;
 	}
+	credentials_free(&n->creds);
 	if (n->rules) {
 		netrules_free(n->rules);
 		n->rules = NULL;

@@ -16,6 +16,7 @@
 #define ASB_CORE_NETWORK_H
 
 #include "bridge.h"
+#include "credentials.h"
 #include "plan.h"
 #include "platform.h"
 #include "policy.h"
@@ -56,6 +57,8 @@ struct network {
 	size_t n_bridges;
 	ev_child proxy_watch;
 	bool stopping;
+	struct credentials creds; /* network.credentials, resolved (credentials.h) */
+	char *session_dir;        /* where proxy.log is, once the proxy started */
 };
 
 void network_init(struct network *n);
@@ -67,6 +70,12 @@ int network_configure(struct network *n, const struct policy *p);
 /* The intent, entries and environment for the mode. state_root: where the
  * CA bundle file is made (NULL for a dry run); caps: the backend's. */
 int network_plan(struct network *n, struct plan *plan, const char *state_root, uint64_t caps);
+
+/* After the plugins' env hooks: the credentials' placeholders into the plan
+ * (nothing may override them), and the check that no real value is in it.
+ * state_root NULL: a dry run. */
+int network_plan_credentials(struct network *n, struct plan *plan, const struct policy *p,
+                             const char *state_root, uint64_t caps);
 
 /* Bind published ports on the host now: a port in use is a setup error
  * before anything starts. */

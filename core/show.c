@@ -204,11 +204,17 @@ void show_config(FILE *out, const struct launch *l)
 			const config_setting_t *c =
 			    config_setting_get_elem(p->network, (unsigned)i);
 			fprintf(out, "network.%s = ", config_setting_name(c));
-			print_setting(out, c);
+			if (strcmp(config_setting_name(c), "credentials") == 0)
+				fputs("( ... )  # below, values redacted",
+				      out); /* a literal value */
+			else
+				print_setting(out, c);
 			fprintf(out, "  [file %s:%u]\n", p->config_file ? p->config_file : "",
 			        config_setting_source_line(c));
 		}
 	}
+
+	credentials_show(out, &l->net.creds);
 
 	fputs("\n# plugins (load order)\n", out);
 
