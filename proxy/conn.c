@@ -112,6 +112,7 @@ struct conn {
 	/* the upstream connection, for reuse */
 	char up_host[HOST_MAX];
 	uint16_t up_port;
+	uint16_t dial_port; /* what is dialled: up_port, unless hosts_file moves it */
 	bool up_tls;
 	bool allow_private; /* the current request may dial private and local addresses */
 	struct dns_job *dns;
@@ -1019,7 +1020,7 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 	}
 	close_upstream(c);
 	snprintf(c->up_host, sizeof(c->up_host), "%s", host);
-	c->up_port = port;
+	c->up_port = c->dial_port = port;
 	c->up_tls = tls;
 	c->allow_private = d.allow_private;
 	start_upstream(c);
@@ -1076,8 +1077,8 @@ static void try_connect(struct conn *c)
 	while (c->next_addr < c->n_addrs) {
 		int fd;
 		c->up_private = c->addr_private[c->next_addr];
-		if (upstream_connect(&c->addrs[c->next_addr++], c->up_port, c->px->upstream_sockbuf,
-		                     &fd) < 0)
+		if (upstream_connect(&c->addrs[c->next_addr++], c->dial_port,
+		                     c->px->upstream_sockbuf, &fd) < 0)
 			continue;
 		c->up.fd = fd;
 		ev_io_set(&c->up.io, fd, 0);
@@ -1110,7 +1111,7 @@ static void got_addrs(struct conn *c, const struct host_addr *addrs, size_t n)
 		}
 		if (private && !c->allow_private)
 			continue;
-		if (is_self(c, &addrs[i], c->up_port, local))
+		if (is_self(c, &addrs[i], c->dial_port, local))
 			continue;
 		c->addr_private[c->n_addrs] = private;
 		c->addrs[c->n_addrs++] = addrs[i];
@@ -1150,7 +1151,10 @@ static void start_upstream(struct conn *c)
 		got_addrs(c, a, 1);
 		return;
 	}
-	n = hosts_lookup(c->px->hosts, c->up_host, a, UPSTREAM_MAX_ADDRS);
+	uint16_t moved = 0;
+	n = hosts_lookup(c->px->hosts, c->up_host, a, UPSTREAM_MAX_ADDRS, &moved);
+	if (moved)
+		c->dial_port = moved;
 	if (n) {
 		got_addrs(c, a, n);
 		return;

@@ -20,6 +20,7 @@
 struct hosts_entry {
 	char *name;
 	struct host_addr addr;
+	uint16_t port; /* "ADDRESS:PORT NAME": dial that port whatever was asked; 0: as asked */
 };
 
 struct hosts_table {
@@ -43,7 +44,9 @@ static void fclosep(FILE **f)
 		fclose(*f);
 }
 
-/* /etc/hosts syntax: "ADDRESS NAME [NAME...]", '#' comments. */
+/* /etc/hosts syntax: "ADDRESS NAME [NAME...]", '#' comments; "ADDRESS:PORT" (an
+ * IPv6 one in brackets) also moves the port, so tests and mirrors can stand in
+ * for https://name/ on a port of their own. */
 int hosts_load(const char *path, struct hosts_table **out, char *err, size_t errlen)
 {
 	__attribute__((cleanup(fclosep))) FILE *f = fopen(path, "re");
@@ -67,6 +70,26 @@ int hosts_load(const char *path, struct hosts_table **out, char *err, size_t err
 		tok = strtok_r(line, " \t\r\n", &save);
 		if (!tok)
 			continue;
+		uint16_t port = 0;
+		/* A port: after "a.b.c.d:" or "[v6]:" (a bare IPv6 address has colons of its own).
+		 */
+		char *colon = strrchr(tok, ':');
+		if (colon && (tok[0] == '[' ? colon[-1] == ']' : strchr(tok, ':') == colon)) {
+			char *end;
+			unsigned long v = strtoul(colon + 1, &end, 10);
+			if (colon[1] < '0' || colon[1] > '9' || *end || v == 0 || v > 65535) {
+				snprintf(err, errlen, "%s:%d: \"%s\": a bad port", path, lineno,
+				         tok);
+				hosts_free(t);
+				return -EINVAL;
+			}
+			port = (uint16_t)v;
+			*colon = '\0';
+			if (tok[0] == '[' && colon[-1] == ']') {
+				colon[-1] = '\0';
+				tok++;
+			}
+		}
 		if (host_parse_ip(tok, &a) != 1) {
 			snprintf(err, errlen, "%s:%d: \"%s\" is not an IP address", path, lineno,
 			         tok);
@@ -90,6 +113,7 @@ int hosts_load(const char *path, struct hosts_table **out, char *err, size_t err
 			}
 			t->e = ne;
 			t->e[t->n].addr = a;
+			t->e[t->n].port = port;
 			if (!(t->e[t->n].name = strdup(norm))) {
 				hosts_free(t);
 				return -ENOMEM;
@@ -102,12 +126,16 @@ int hosts_load(const char *path, struct hosts_table **out, char *err, size_t err
 }
 
 size_t hosts_lookup(const struct hosts_table *t, const char *name, struct host_addr *out,
-                    size_t max)
+                    size_t max, uint16_t *port)
 {
 	size_t n = 0;
 	for (size_t i = 0; t && i < t->n && n < max; i++)
-		if (strcmp(t->e[i].name, name) == 0)
-			out[n++] = t->e[i].addr;
+		if (strcmp(t->e[i].name, name) == 0) {
+			if (n == 0 && port)
+				*port = t->e[i].port;
+			if (t->e[i].port == (port ? *port : 0) || !port)
+				out[n++] = t->e[i].addr;
+		}
 	return n;
 }
 

@@ -16,9 +16,11 @@ struct hosts_table;
 
 int hosts_load(const char *path, struct hosts_table **out, char *err, size_t errlen);
 void hosts_free(struct hosts_table *t);
-/* Addresses listed for name (normalised); 0 when not listed. */
+/* Addresses listed for name (normalised); 0 when not listed. *port (when given):
+ * the port its first line moves the connection to, 0 for none (lines with
+ * another port are left out). */
 size_t hosts_lookup(const struct hosts_table *t, const char *name, struct host_addr *out,
-                    size_t max);
+                    size_t max, uint16_t *port);
 
 typedef void (*dns_cb)(void *arg, int err, const struct host_addr *addrs, size_t n);
 struct dns_job;

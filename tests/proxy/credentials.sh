@@ -16,7 +16,7 @@ done
 SANITIZED=$(grep -c __asan_init "$ASB_PROXY" 2>/dev/null || true)
 
 cd "$TEST_TMP" || exit 1
-make_test_pki api.test bear.test git.test q.test auth.test ng.test evil.test a.test ||
+make_test_pki api.test bear.test git.test q.test auth.test ng.test evil.test a.test moved.test ||
     skip_all "openssl could not make the test certificates"
 export ASB_RECORD="$TEST_TMP/record" ASB_ORIGIN_LOG="$TEST_TMP/origin.log"
 # Tokens keep their length across a refresh (as Claude's do): the placeholders stay.
@@ -29,11 +29,12 @@ at_exit "kill $! 2>/dev/null"
 for _ in $(seq 100); do [ -s ports ] && break; sleep 0.1; done
 read -r HP SP <ports || { echo "Bail out! the origin servers did not start"; exit 1; }
 echo "127.0.0.1 api.test bear.test git.test q.test auth.test ng.test evil.test a.test" >hosts
+echo "127.0.0.1:$SP moved.test" >>hosts # https://moved.test/ is the origin on $SP
 
 P="ports = [ $HP, $SP ]; allow_private = true;"
 cat >asb.cfg <<CFG
 network: {
-  allowed_domains = ( { domain = "test"; $P } );
+  allowed_domains = ( { domain = "test"; $P }, { domain = "moved.test"; allow_private = true; } );
   hosts_file = "hosts";
   upstream_ca_file = "upca.pem";
   credentials = (
@@ -113,6 +114,8 @@ code() { C -o /dev/null -w '%{http_code}' "$@" 2>/dev/null; }
 blocked() { grep -qF "blocked: $1" proxy.log; }
 recorded() { grep -caF -- "$1" record 2>/dev/null; }
 : >record
+
+ok $([ "$(C "https://moved.test/hello")" = hello ]; echo $?) "hosts_file ADDRESS:PORT: https://moved.test/ is dialled on that port"
 
 # --- injection ------------------------------------------------------------------------
 out=$(C -H "x-api-key: $API_PH" "https://api.test:$SP/headers")
