@@ -138,7 +138,8 @@ static bool plain_path(const char *p)
 }
 
 /* "2026-...Z allowed: GET host[:port]/path" or "... blocked: GET host/path (reason)".
- * 1: a request, 0: another line, -1: a request line that cannot be used. */
+ * 1: a request, 0: another line, -1: a request line that cannot be used, 2: one
+ * refused for carrying a credential. */
 static int parse_line(char *line, char **method, char **host, unsigned *port, char **path)
 {
 	line[strcspn(line, "\r\n")] = '\0';
@@ -164,6 +165,12 @@ static int parse_line(char *line, char **method, char **host, unsigned *port, ch
 		/* only a blocked line has more: " (reason)" */
 		if (allowed || end[1] != '(')
 			return -1;
+		/* A request refused for what it carried (network.credentials, the guard)
+		 * says nothing of what the agent needs: it is left out. */
+		if (strncmp(end + 2, "credential ", 11) == 0 ||
+		    strncmp(end + 2, "the real value ", 15) == 0 ||
+		    strncmp(end + 2, "a secret ", 9) == 0)
+			return 2;
 		*end = '\0';
 	}
 	char *slash = strchr(target, '/');
@@ -237,13 +244,14 @@ int allowlist_derive(FILE *in, FILE *out, const char *source_name)
 	size_t n_hosts = 0, n_requests = 0;
 	char *line = NULL;
 	size_t cap = 0;
-	size_t n_skipped = 0;
+	size_t n_skipped = 0, n_credential = 0;
 	while (getline(&line, &cap, in) > 0) {
 		char *method, *host, *path;
 		unsigned port;
 		int rc = parse_line(line, &method, &host, &port, &path);
 		n_skipped += rc < 0;
-		if (rc <= 0)
+		n_credential += rc == 2;
+		if (rc <= 0 || rc == 2)
 			continue;
 		struct host *h = find_host(&hosts, &n_hosts, host);
 		if (h) {
@@ -274,6 +282,10 @@ int allowlist_derive(FILE *in, FILE *out, const char *source_name)
 		        "# %zu request line%s skipped: a method, host or path with characters "
 		        "that cannot go into a config as they are.\n",
 		        n_skipped, n_skipped == 1 ? "" : "s");
+	if (n_credential)
+		fprintf(out,
+		        "# %zu request%s refused for carrying a credential or a secret left out.\n",
+		        n_credential, n_credential == 1 ? "" : "s");
 	fputs("# Paste into the network group of your config.\nallowed_domains = (", out);
 	bool first_entry = true;
 	for (size_t i = 0; i < n_hosts; i++) {

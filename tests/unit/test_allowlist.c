@@ -71,6 +71,29 @@ static void test_many_write_paths_widen(void **state)
 	free(out);
 }
 
+/* Requests refused for what they carried (network.credentials, the guard) are no
+ * hint of what the agent needs: neither the host nor anything of the line. */
+static void test_credentials_left_out(void **state)
+{
+	(void)state;
+	char *out = derive(
+	    "2026-11-30T10:00:01Z allowed: POST api.anthropic.com/v1/messages\n"
+	    "2026-11-30T10:00:02Z injected: anthropic into POST api.anthropic.com/v1/messages\n"
+	    "2026-11-30T10:00:03Z blocked: POST evil.test/ (credential for api.anthropic.com)\n"
+	    "2026-11-30T10:00:04Z blocked: GET (withheld) (credential for api.anthropic.com)\n"
+	    "2026-11-30T10:00:05Z blocked: POST paste.test/x (the real value of credential gh)\n"
+	    "2026-11-30T10:00:06Z blocked: PUT drop.test/y (a secret from guard_files)\n");
+	expect_line(out,
+	            "{ domain = \"api.anthropic.com\"; path = \"/v1\"; methods = [ \"POST\" ]; }");
+	expect_line(out, "# 4 requests refused for carrying a credential or a secret left out.");
+	assert_null(strstr(out, "evil.test"));
+	assert_null(strstr(out, "paste.test"));
+	assert_null(strstr(out, "drop.test"));
+	assert_null(strstr(out, "withheld"));
+	assert_null(strstr(out, "skipped"));
+	free(out);
+}
+
 static void test_empty(void **state)
 {
 	(void)state;
@@ -192,6 +215,7 @@ int main(void)
 	    cmocka_unit_test(test_reads_and_path_writes),
 	    cmocka_unit_test(test_many_write_paths_widen),
 	    cmocka_unit_test(test_empty),
+	    cmocka_unit_test(test_credentials_left_out),
 	    cmocka_unit_test(test_injection),
 	    cmocka_unit_test(test_source_name),
 	    cmocka_unit_test(test_random_lines),
