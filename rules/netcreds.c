@@ -397,17 +397,17 @@ int netcreds_parse(struct netcreds *c, const config_setting_t *credentials,
 			if ((rc = parse_one(nc, g, err, errlen)) < 0)
 				return rc;
 			for (size_t j = 0; j + 1 < c->n; j++) {
+				if (nc->env && c->v[j].env && strcmp(c->v[j].env, nc->env) == 0)
+					return fail(err, errlen, g,
+					            "credentials: \"%s\" and \"%s\" both put their "
+					            "placeholder into %s",
+					            c->v[j].name, nc->name, nc->env);
 				if (strcmp(c->v[j].name, nc->name) == 0)
 					return fail(
 					    err, errlen, g,
 					    "credentials: a second entry named \"%s\" (first at "
 					    "%s); give each a name",
 					    nc->name, c->v[j].where);
-				if (nc->env && c->v[j].env && strcmp(c->v[j].env, nc->env) == 0)
-					return fail(err, errlen, g,
-					            "credentials: \"%s\" and \"%s\" both put their "
-					            "placeholder into %s",
-					            c->v[j].name, nc->name, nc->env);
 			}
 		}
 	}

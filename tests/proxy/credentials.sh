@@ -254,9 +254,13 @@ sum=$(head -c 209715200 /dev/zero | tee >(sha256sum | cut -d' ' -f1 >big.sum) |
 sleep 0.2
 hwm=$(awk '/VmHWM/ { print $2 }' "/proc/$PROXY/status")
 ok $([ "$sum" = "209715200 $(cat big.sum)" ]; echo $?) "a 200 MiB body streams through the guard intact"
-limit=$((rss0 + 16384))
-[ "$SANITIZED" -gt 0 ] && limit=$((rss0 + 131072))
-ok $([ "$hwm" -lt "$limit" ]; echo $?) "... with bounded memory (peak RSS $hwm KiB, $rss0 KiB before)"
+if [ "$SANITIZED" -gt 0 ]; then
+    # ASan keeps freed memory in quarantine (OpenSSL frees and allocates its record
+    # buffers all the time): RSS says nothing there.
+    skip "bounded memory: not measurable under AddressSanitizer (peak RSS $hwm KiB)"
+else
+    ok $([ "$hwm" -lt $((rss0 + 16384)) ]; echo $?) "... with bounded memory (peak RSS $hwm KiB, $rss0 KiB before)"
+fi
 sum=$(head -c 52428800 /dev/zero | C -T - -X POST "http://a.test:$HP/echo")
 ok $([ "${sum%% *}" = 52428800 ]; echo $?) "a 50 MiB body over plain HTTP too (the guard reads what it would splice)"
 
