@@ -209,8 +209,15 @@ static int resolve_one(struct cred_value *cv, const struct policy *p)
 {
 	const struct netcred *d = cv->def;
 	int r;
-	if (d->file &&
-	    (r = expand_path(d->file, NULL, d->where, "credentials: file", &cv->file)) < 0)
+	/* An oauth file ending in '?' may be missing (no login on this host). */
+	_cleanup_free_ char *file = d->file ? strdup(d->file) : NULL;
+	size_t fl = file ? strlen(file) : 0;
+	bool optional = d->oauth && fl > 1 && file[fl - 1] == '?';
+	if (d->file && !file)
+		return -ENOMEM;
+	if (optional)
+		file[fl - 1] = '\0';
+	if (file && (r = expand_path(file, NULL, d->where, "credentials: file", &cv->file)) < 0)
 		return r;
 	if (cv->file && str_has_prefix(cv->file, ASB_RUN_DIR)) {
 		err_set("%s: credential %s: file %s is where agentsandbox keeps its own files",
@@ -218,6 +225,11 @@ static int resolve_one(struct cred_value *cv, const struct policy *p)
 		return -EINVAL;
 	}
 	if (d->oauth) {
+		struct stat st;
+		if (optional && stat(cv->file, &st) < 0 && errno == ENOENT) {
+			cv->source = str_printf("file %s", cv->file);
+			return cv->source ? 0 : -ENOMEM; /* inactive: logged as not used */
+		}
 		cv->active = true;
 		return resolve_claude(cv, cv->file);
 	}
@@ -621,8 +633,9 @@ void credentials_log(const struct credentials *cr)
 		const struct cred_value *cv = &cr->v[i];
 		describe(cv, buf, sizeof(buf));
 		if (!cv->active)
-			log_msg(LOG_INFO, "credential %s: %s is empty: not used", cv->def->name,
-			        cv->source ? cv->source : "its value");
+			log_msg(LOG_INFO, "credential %s: %s is %s: not used", cv->def->name,
+			        cv->source ? cv->source : "its value",
+			        cv->def->oauth ? "missing" : "empty");
 		else
 			log_msg(LOG_INFO, "credential %s: from %s (%zu characters) %s",
 			        cv->def->name, cv->source, strlen(cv->real), buf);
@@ -682,8 +695,9 @@ void credentials_show(FILE *out, const struct credentials *cr)
 			fprintf(out, "%s = <%s: set, %zu characters> %s  [file %s]\n",
 			        cv->def->name, cv->source, strlen(cv->real), buf, cv->def->where);
 		else
-			fprintf(out, "%s = <%s: empty, not used> %s  [file %s]\n", cv->def->name,
-			        cv->source ? cv->source : "?", buf, cv->def->where);
+			fprintf(out, "%s = <%s: %s, not used> %s  [file %s]\n", cv->def->name,
+			        cv->source ? cv->source : "?", cv->def->oauth ? "missing" : "empty",
+			        buf, cv->def->where);
 	}
 	for (size_t i = 0; i < cr->n_guard_files; i++) {
 		size_t n = 0;

@@ -22,6 +22,9 @@
   roFiles ? [ ],
   env ? { },
   allowedDomains ? null,
+  # Beyond the seed: secrets the proxy injects (README: Credentials).
+  credentials ? [ ],
+  guardFiles ? [ ],
   allowUnixSockets ? false,
   allowedHostPorts ? [ ],
   publishedPorts ? [ ],
@@ -64,6 +67,8 @@ let
       roFiles
       env
       allowedDomains
+      credentials
+      guardFiles
       allowUnixSockets
       allowedHostPorts
       publishedPorts

@@ -81,6 +81,20 @@ let
           default = null;
           description = "null: open internet. A list, or domain (or domain/path) -> \"*\" or methods.";
         };
+        credentials = mkOption {
+          type = types.listOf (types.attrsOf (types.either types.str (types.either types.bool (types.listOf types.str))));
+          default = [ ];
+          example = lib.literalExpression ''
+            [ { name = "anthropic"; value = "\''${ANTHROPIC_API_KEY:-}"; domains = [ "api.anthropic.com" ];
+                header = "x-api-key"; env = "ANTHROPIC_API_KEY"; } ]
+          '';
+          description = "Secrets the proxy injects for the agent, which only gets placeholders: network.credentials (keys as there, valueFile for value_file). Values are read at launch, never stored.";
+        };
+        guardFiles = mkOption {
+          type = types.listOf types.str;
+          default = [ ];
+          description = "Files whose secrets no request may carry (network.guard_files; a trailing ? when it may be missing).";
+        };
         allowUnixSockets = mkOption {
           type = types.bool;
           default = false;
@@ -145,6 +159,8 @@ let
         roFiles
         env
         allowedDomains
+        credentials
+        guardFiles
         allowUnixSockets
         allowedHostPorts
         ;

@@ -8,7 +8,8 @@
 #
 # Env values and paths stay shell-style expressions ("$HOME/.claude",
 # "$TOKEN"): the launcher expands them when it starts, so secrets never enter
-# the store.
+# the store. So do credentials' values (value = "\${ANTHROPIC_API_KEY:-}"):
+# the launcher reads them and hands them to the proxy, never to the agent.
 {
   name,
   command,
@@ -22,6 +23,8 @@
   roFiles ? [ ],
   env ? { },
   allowedDomains ? null,
+  credentials ? [ ],
+  guardFiles ? [ ],
   allowUnixSockets ? false,
   allowedHostPorts ? [ ],
   publishedPorts ? [ ],
@@ -239,6 +242,52 @@ let
 
   envArg = if isAttrs env then env else fail "env" "expected an attrset";
 
+  # network.credentials: attrsets with the config's keys, in camelCase where
+  # they have two words (valueFile).
+  credentialKeys = {
+    name = "name";
+    value = "value";
+    valueFile = "value_file";
+    domains = "domains";
+    paths = "paths";
+    header = "header";
+    bearer = "bearer";
+    basic = "basic";
+    query = "query";
+    env = "env";
+    file = "file";
+    prefix = "prefix";
+    add = "add";
+    guard = "guard";
+    oauth = "oauth";
+  };
+  credentialValue =
+    where: k: v:
+    if elem k [ "domains" "paths" ] then
+      strList where v
+    else if elem k [ "bearer" "add" "guard" ] then
+      bool (boolArg where v)
+    else
+      quote (nonEmptyStr where v);
+  credential =
+    c:
+    let
+      bad = filter (k: !(credentialKeys ? ${k})) (attrNames c);
+    in
+    if !isAttrs c then
+      fail "credentials" "entries are attrsets, got ${typeOf c}"
+    else if bad != [ ] then
+      fail "credentials" "unknown key '${builtins.head bad}' (${concatStringsSep ", " (attrNames credentialKeys)})"
+    else if !(c ? domains) then
+      fail "credentials" "an entry needs domains (where the secret may go)"
+    else
+      "{"
+      + concatStringsSep "" (
+        map (k: " ${credentialKeys.${k}} = ${credentialValue "credentials.${k}" k c.${k}};") (attrNames c)
+      )
+      + " }";
+  credentialList = listArg "credentials" credentials;
+
   optional = c: l: if c then l else [ ];
 
   # Checked here too (the nix plugin refuses at launch anyway): the agent
@@ -277,6 +326,15 @@ let
     ++ optional (allowedDomains != null) [
       "  allowed_domains = ${seq "(" ")" domains};"
     ]
+    ++ optional (credentialList != [ ]) [
+      (
+        if allowedDomains == null then
+          fail "credentials" "need allowedDomains: only the filtering proxy can put them into requests"
+        else
+          "  credentials = ${seq "(" ")" (map credential credentialList)};"
+      )
+    ]
+    ++ optional (listArg "guardFiles" guardFiles != [ ]) [ "  guard_files = ${strList "guardFiles" guardFiles};" ]
     ++ [
       (
         if allowedHostPorts == null && allowedDomains != null then

@@ -135,6 +135,17 @@ ok $([ $? -eq 125 ] && grep -q "guard_files: cannot read .*missing.env.*end it w
 printf 'sandbox: { command = "true"; };\nnetwork: { allowed_domains = ( "a.test" ); credentials = ( { value = "x"; domains = [ "*" ]; header = "h"; env = "X"; } ); };\n' >"$TEST_TMP/star.cfg"
 err=$(asb -c "$TEST_TMP/star.cfg" --check 2>&1)
 ok $([ $? -eq 125 ] && grep -q 'never to "\*"' <<<"$err"; echo $?) "a credential for \"*\" is a config error"
+cat >"$TEST_TMP/oauth.cfg" <<CFG
+sandbox: { name = "oauth"; command = "bash"; };
+network: { allowed_domains = ( "a.test" );
+  credentials = ( { name = "login"; oauth = "claude"; file = "\$HOME/.claude/.credentials.json?"; domains = [ "a.test" ]; } ); };
+CFG
+out=$(asb -c "$TEST_TMP/oauth.cfg" -- -c 'test -e $HOME/.claude/.credentials.json && echo there || echo none' 2>&1)
+ok $([ "$out" = none ] && grep -q "credential login: file $HOME/.claude/.credentials.json is missing: not used" "$(sessions | tail -1)/launch.log"; echo $?) \
+    "oauth file ending in '?' and missing: the binding is left out ($out)"
+sed 's/credentials.json?"/credentials.json"/' "$TEST_TMP/oauth.cfg" >"$TEST_TMP/oauth2.cfg"
+err=$(asb -c "$TEST_TMP/oauth2.cfg" -- -c true 2>&1)
+ok $([ $? -eq 125 ] && grep -q "credential login: cannot read $HOME/.claude/.credentials.json.*log in with Claude Code on the host first" <<<"$err"; echo $?) "a missing oauth file without '?': an error"
 out=$(asb -c "$TEST_TMP/creds.cfg" --no-network -- -c 'echo "[${API_KEY-unset}]"' 2>&1)
 ok $([ "$(tail -1 <<<"$out")" = "[unset]" ]; echo $?) "--no-network: the credentials are not used"
 

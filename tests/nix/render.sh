@@ -22,7 +22,7 @@ while IFS= read -r f; do
 done < <(find "$SRC_ROOT" -name '*.nix' -not -path '*/build*/*' -not -path '*/.git/*' | sort)
 
 # Good fixtures: exact text, libconfig grammar.
-for name in full minimal domains-list no-internet; do
+for name in full minimal domains-list no-internet credentials; do
     out=$TEST_TMP/$name.cfg
     if nix_eval "(import $FIX/$name.nix).config" >"$out" 2>"$TEST_TMP/err"; then
         ok 0 "$name: mkSandbox evaluates"
@@ -102,10 +102,12 @@ if [ -x "$ASB" ]; then
     : >"$HOME/.gitconfig"
     cd "$HOME/work" || exit 1
     export AGENT_TOKEN=token-from-the-launching-shell
+    mkdir -p "$HOME/.config/agentsandbox"
+    echo ghp_token-from-a-file-0123456789 >"$HOME/.config/agentsandbox/github-token"
     # The browsers group needs its plugin; until it exists, check the rest.
     grep -v 'browsers:' "$TEST_TMP/full.cfg" >"$TEST_TMP/full-nb.cfg"
     [ -e "$ASB_PLUGIN_DIR/browsers.so" ] || cp "$TEST_TMP/full-nb.cfg" "$TEST_TMP/full.cfg"
-    for name in full minimal domains-list no-internet; do
+    for name in full minimal domains-list no-internet credentials; do
         if [ "$name" = no-internet ] && [ ! -e "$ASB_PLUGIN_DIR/browsers.so" ]; then
             skip "$name: no browsers plugin built yet"
             continue
