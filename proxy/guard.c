@@ -1,11 +1,14 @@
 /* Aho-Corasick over the secrets and their encodings. See guard.h.
  *
- * The trie is sparse (a node's edges are a sorted run in one array) except at the
- * root, whose 256 transitions are a table: most bytes of a body leave the root
- * for the root, so a scan costs a table lookup per byte until something
- * resembles a pattern. Each node carries what the patterns ending there or at its
- * dictionary suffixes say, folded into one mask and one secret, so a match costs
- * two assignments. */
+ * The shallow nodes (the root and depth 1 and 2) have a full row of
+ * transitions, failure links folded in, over byte classes (the bytes the
+ * patterns use, and one class for all others): text that only resembles the
+ * first bytes of some pattern, which is most text once base64 and hex forms are
+ * patterns, costs one table lookup a byte. Deeper nodes, mostly chains of one
+ * edge, are sparse (a node's edges are a sorted run in one array) and fall back
+ * along their failure links to a shallow node. Each node carries what the
+ * patterns ending there or at its dictionary suffixes say, folded into one mask
+ * and one secret, so a match costs two assignments. */
 #include "guard.h"
 
 #include <errno.h>
@@ -13,6 +16,15 @@
 #include <string.h>
 
 #define MIN_PATTERN 4
+#define DENSE_DEPTH 2
+
+/* Nodes are numbered breadth first, so the shallow ones, which have dense rows,
+ * are 0 .. n_dense-1. A state is a shallow node's row offset (number * n_cls: no
+ * multiplication on the way), or a deep node's number with SPARSE set; OUT when
+ * patterns end there or at one of its dictionary suffixes. */
+#define OUT      0x80000000u
+#define SPARSE   0x40000000u
+#define NODE(st) ((st) & ~(OUT | SPARSE))
 
 struct edge {
 	unsigned char byte;
@@ -20,7 +32,7 @@ struct edge {
 };
 
 struct node {
-	uint32_t fail;
+	uint32_t fail;  /* a state */
 	uint32_t first; /* its edges: edges[first .. first + n) */
 	uint32_t n;
 	int32_t secret;
@@ -32,7 +44,10 @@ struct guard {
 	struct node *nodes;
 	size_t n_nodes;
 	struct edge *edges;
-	uint32_t root[256];
+	uint8_t cls[256]; /* byte -> class; 0: no pattern has it */
+	size_t n_cls;
+	uint32_t *dense; /* n_dense rows of n_cls states */
+	uint32_t n_dense;
 	size_t max_len, n_patterns;
 };
 
@@ -305,71 +320,105 @@ struct guard *guard_build(struct guard_builder *b)
 {
 	if (b->failed)
 		return NULL;
-	struct guard *g = calloc(1, sizeof(*g));
-	uint32_t *fail = calloc(b->n, sizeof(uint32_t));
-	uint32_t *queue = calloc(b->n, sizeof(uint32_t));
-	size_t n_edges = 0;
-	for (size_t i = 0; i < b->n; i++)
+	size_t n = b->n, n_edges = 0;
+	for (size_t i = 0; i < n; i++)
 		n_edges += b->nodes[i].n;
+	struct guard *g = calloc(1, sizeof(*g));
+	uint32_t *fail = calloc(n, sizeof(uint32_t));  /* by builder number */
+	uint32_t *order = calloc(n, sizeof(uint32_t)); /* breadth first */
+	uint32_t *num = calloc(n, sizeof(uint32_t));   /* builder number -> state */
+	uint8_t *depth = calloc(n, 1);
 	if (g) {
-		g->nodes = calloc(b->n, sizeof(*g->nodes));
+		g->refs = 1;
+		g->nodes = calloc(n, sizeof(*g->nodes));
 		g->edges = calloc(n_edges + 1, sizeof(*g->edges));
 	}
-	if (!g || !fail || !queue || !g->nodes || !g->edges) {
-		free(fail);
-		free(queue);
-		if (g) {
-			free(g->nodes);
-			free(g->edges);
-		}
-		free(g);
-		return NULL;
-	}
-	/* Breadth first: a node's failure link (and what it inherits) is known before its
-	 * children's. */
+	if (!g || !fail || !order || !num || !depth || !g->nodes || !g->edges)
+		goto fail;
+
+	/* Breadth first: a node's failure link (and what it inherits) is known before
+	 * its children's. */
 	size_t head = 0, tail = 0;
-	for (uint32_t i = 0; i < b->nodes[0].n; i++) {
-		uint32_t t = b->nodes[0].e[i].to;
-		fail[t] = 0;
-		queue[tail++] = t;
-	}
+	order[tail++] = 0;
 	while (head < tail) {
-		uint32_t v = queue[head++];
+		uint32_t v = order[head++];
 		struct bnode *bv = &b->nodes[v];
-		uint32_t f = fail[v];
-		bv->placeholders |= b->nodes[f].placeholders;
-		if (bv->secret < 0)
-			bv->secret = b->nodes[f].secret;
+		if (v) {
+			uint32_t f = fail[v];
+			bv->placeholders |= b->nodes[f].placeholders;
+			if (bv->secret < 0)
+				bv->secret = b->nodes[f].secret;
+		}
 		for (uint32_t i = 0; i < bv->n; i++) {
 			uint32_t t = bv->e[i].to;
-			fail[t] = v == 0 ? 0 : bstep(b, fail, f, bv->e[i].byte);
-			queue[tail++] = t;
+			fail[t] = v == 0 ? 0 : bstep(b, fail, fail[v], bv->e[i].byte);
+			depth[t] = (uint8_t)(depth[v] < 255 ? depth[v] + 1 : 255);
+			order[tail++] = t;
 		}
 	}
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = order[i];
+		if (depth[v] <= DENSE_DEPTH)
+			g->n_dense = (uint32_t)i + 1;
+		for (uint32_t k = 0; k < b->nodes[v].n; k++)
+			g->cls[b->nodes[v].e[k].byte] = 1; /* used: numbered below */
+	}
+	g->n_cls = 1;
+	for (int c = 0; c < 256; c++)
+		g->cls[c] = g->cls[c] ? (uint8_t)g->n_cls++ : 0;
+	if ((uint64_t)g->n_dense * g->n_cls >= SPARSE || n >= SPARSE)
+		goto fail;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t v = order[i];
+		bool out = b->nodes[v].placeholders || b->nodes[v].secret >= 0;
+		num[v] = (i < g->n_dense ? (uint32_t)(i * g->n_cls) : (uint32_t)i | SPARSE) |
+		         (out ? OUT : 0);
+	}
+
 	size_t e = 0;
-	for (size_t i = 0; i < b->n; i++) {
-		struct bnode *bv = &b->nodes[i];
+	for (size_t i = 0; i < n; i++) {
+		struct bnode *bv = &b->nodes[order[i]];
 		struct node *nv = &g->nodes[i];
-		nv->fail = fail[i];
+		nv->fail = num[fail[order[i]]];
+		nv->fail = nv->fail & SPARSE ? NODE(nv->fail) : NODE(nv->fail) / (uint32_t)g->n_cls;
 		nv->first = (uint32_t)e;
 		nv->n = bv->n;
 		nv->secret = bv->secret;
 		nv->placeholders = bv->placeholders;
-		if (bv->n) {
-			memcpy(g->edges + e, bv->e, bv->n * sizeof(*bv->e));
-			qsort(g->edges + e, bv->n, sizeof(*bv->e), cmp_edge);
-		}
+		for (uint32_t k = 0; k < bv->n; k++)
+			g->edges[e + k] = (struct edge){bv->e[k].byte, num[bv->e[k].to]};
+		qsort(g->edges + e, bv->n, sizeof(*g->edges), cmp_edge);
 		e += bv->n;
 	}
-	for (int c = 0; c < 256; c++)
-		g->root[c] = child_of(&b->nodes[0], (unsigned char)c);
-	g->n_nodes = b->n;
+	/* Rows of the shallow nodes: their edges, else their failure node's row,
+	 * which is shallower and so made before. */
+	g->dense = calloc((size_t)g->n_dense * g->n_cls, sizeof(uint32_t));
+	if (!g->dense)
+		goto fail;
+	for (uint32_t v = 0; v < g->n_dense; v++) {
+		uint32_t *row = g->dense + (size_t)v * g->n_cls;
+		if (v)
+			memcpy(row, g->dense + (size_t)g->nodes[v].fail * g->n_cls,
+			       g->n_cls * sizeof(uint32_t));
+		const struct node *nv = &g->nodes[v];
+		for (uint32_t k = 0; k < nv->n; k++)
+			row[g->cls[g->edges[nv->first + k].byte]] = g->edges[nv->first + k].to;
+	}
+	g->n_nodes = n;
 	g->max_len = b->max_len;
 	g->n_patterns = b->n_patterns;
-	g->refs = 1;
 	free(fail);
-	free(queue);
+	free(order);
+	free(num);
+	free(depth);
 	return g;
+fail:
+	free(fail);
+	free(order);
+	free(num);
+	free(depth);
+	guard_unref(g);
+	return NULL;
 }
 
 struct guard *guard_ref(struct guard *g)
@@ -385,6 +434,7 @@ void guard_unref(struct guard *g)
 		return;
 	free(g->nodes);
 	free(g->edges);
+	free(g->dense);
 	free(g);
 }
 
@@ -412,34 +462,44 @@ static inline uint32_t child(const struct guard *g, const struct node *v, unsign
 		if (e[i].byte > c)
 			break;
 	}
-	return 0;
+	return UINT32_MAX;
+}
+
+/* The node a state is. */
+static inline uint32_t node_of(const struct guard *g, uint32_t st)
+{
+	return st & SPARSE ? NODE(st) : NODE(st) / (uint32_t)g->n_cls;
 }
 
 void guard_feed(const struct guard *g, struct guard_scan *s, const char *p, size_t n)
 {
 	if (!g)
 		return;
-	const unsigned char *u = (const unsigned char *)p;
+	const unsigned char *u = (const unsigned char *)p, *end = u + n;
+	const uint32_t *dense = g->dense;
+	const uint8_t *cls = g->cls;
+	const uint32_t n_dense = g->n_dense;
 	uint32_t st = s->state;
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = u[i];
-		if (st == 0) {
-			st = g->root[c];
-			if (!st)
-				continue;
+	while (u < end) {
+		unsigned char c = *u++;
+		if (!(st & SPARSE)) {
+			st = dense[(st & ~OUT) + cls[c]];
 		} else {
-			uint32_t t;
-			while (!(t = child(g, &g->nodes[st], c)) && st)
-				st = g->nodes[st].fail;
-			st = t ? t : g->root[c];
-			if (!st)
-				continue;
+			/* Down the failure links to a node with the edge, or a shallow one. */
+			uint32_t v = NODE(st);
+			while ((st = child(g, &g->nodes[v], c)) == UINT32_MAX) {
+				v = g->nodes[v].fail;
+				if (v < n_dense) {
+					st = dense[(size_t)v * g->n_cls + cls[c]];
+					break;
+				}
+			}
 		}
-		const struct node *v = &g->nodes[st];
-		if (v->placeholders | (uint64_t)(v->secret >= 0)) {
-			s->placeholders |= v->placeholders;
+		if (st & OUT) {
+			const struct node *o = &g->nodes[node_of(g, st)];
+			s->placeholders |= o->placeholders;
 			if (s->secret < 0)
-				s->secret = v->secret;
+				s->secret = o->secret;
 		}
 	}
 	s->state = st;
