@@ -10,7 +10,9 @@
 # Measures: 1 GiB download over plain HTTP and over HTTPS (CONNECT: intercepted
 # by agentsandbox-proxy, tunnelled by the others), 1 KiB requests/s and p99
 # latency with keep-alive (wrk, absolute-form requests), and RSS with 1,000
-# idle keep-alive connections. Needs nginx, curl, wrk, python3, openssl;
+# idle keep-alive connections; requests/s with network.credentials (injection
+# and the guard) against the same binary without. Needs nginx, curl, wrk,
+# python3, openssl;
 # tinyproxy and squid are measured when installed. The proxy of
 # @anthropic-ai/sandbox-runtime (npm) is not measured here: it needs network
 # access to install. Everything is bounded in time; nothing leaves 127.0.0.1.
@@ -202,6 +204,84 @@ if [ -n "$BP" ]; then
 fi
 [ -n "$TP" ] && printf '%-22s %12s %12s\n' tinyproxy $(rps "127.0.0.1:$TP" "http://127.0.0.1:$NH/1k" "127.0.0.1:$NH")
 [ -n "$SP" ] && printf '%-22s %12s %12s\n' squid $(rps "127.0.0.1:$SP" "http://127.0.0.1:$NH/1k" "127.0.0.1:$NH")
+
+# --- credentials: injection and the guard (network.credentials) ---
+# The same proxy binary again, with four bindings (one for bench.test, whose
+# placeholder every HTTPS request carries and gets replaced) and 20 guard-file
+# secrets: every head and body is scanned. Compared with the binary without them
+# (and the baseline), HTTPS through tls_rps (CONNECT + TLS, kept alive), plain
+# HTTP through wrk, GETs and 1 KiB POSTs.
+MKSECRETS=${BENCH_MKSECRETS:-$(dirname "$PROXY")/../tests/proxy/mksecrets}
+if [ -x "$MKSECRETS" ] && cc -O2 -o tls_rps "$ROOT/bench/tls_rps.c" -lssl -lcrypto -lpthread 2>/dev/null; then
+    KEY=sk-ant-api03-BENCHrealKEY0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTU
+    PH=sk-ant-api03-BENCHplaceholderAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA
+    sed 's/^};$//' asb.cfg >creds.cfg
+    cat >>creds.cfg <<CFG
+  credentials = (
+    { name = "bench"; value = "x"; domains = [ "bench.test" ]; header = "x-api-key"; env = "K"; },
+    { name = "b"; value = "x"; domains = [ "b.bench.test" ]; bearer = true; env = "B"; },
+    { name = "c"; value = "x"; domains = [ "c.bench.test" ]; basic = "u"; add = true; },
+    { name = "d"; value = "x"; domains = [ "d.bench.test" ]; query = "key"; env = "D"; }
+  );
+};
+CFG
+    recs=("bench=$KEY=$PH")
+    for n in b c d; do recs+=("$n=REAL${n}0123456789abcdefghijklmnopqrstuvwxyz=PH${n}AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"); done
+    for i in $(seq 20); do recs+=("G=guard-secret-$i-$(head -c 12 /dev/urandom | od -An -tx1 | tr -d ' \n')"); done
+    "$MKSECRETS" creds.cfg "${recs[@]}" >secrets
+    CP=$(port)
+    "$PROXY" --config creds.cfg --listen "127.0.0.1:$CP" --ca-out creds-ca.pem --log creds.log \
+        --max-conns 4096 --secrets-fd 3 3<secrets &
+    PIDS+=($!)
+    for _ in $(seq 50); do [ -s creds-ca.pem ] && break; sleep 0.1; done
+    cat creds-ca.pem ca.pem >creds-client-ca.pem
+    tls() { # PORT CA [HEADER [BODY]]
+        ./tls_rps "$1" bench.test "$NS" "$2" /1k "$WRK_SECS" 16 "${3:-}" "${4:-}" | awk '/^RESULT/ { print $2 }'
+    }
+    cat >post.lua <<'LUA'
+local target = os.getenv("BENCH_TARGET")
+local body = string.rep("a", 1024)
+request = function() return wrk.format("POST", target, { Host = os.getenv("BENCH_HOST") }, body) end
+done = function(summary, latency, requests)
+  io.write(string.format("RESULT %.0f %.2f\n", summary.requests / (summary.duration / 1e6),
+                         latency:percentile(99) / 1000))
+end
+LUA
+    rps_post() { BENCH_TARGET=$2 BENCH_HOST=$3 wrk -t 2 -c 50 -d "${WRK_SECS}s" -s post.lua "http://$1/" 2>/dev/null | awk '/^RESULT/ { print $2 }'; }
+    measure() { # PORT CA HEADER -> four numbers
+        echo "$(tls "$1" "$2" "$3") $(tls "$1" "$2" "$3" 1024)" \
+            "$(rps "127.0.0.1:$1" "http://bench.test:$NH/1k" "bench.test:$NH" | cut -d' ' -f1)" \
+            "$(rps_post "127.0.0.1:$1" "http://bench.test:$NH/1k" "bench.test:$NH")"
+    }
+    show() { printf '%-34s %12s %12s %12s %12s\n' "$1" $2; }
+    ratio4() { awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " ");
+        for (i = 1; i <= n; i++) printf "%s%.2f", (i > 1 ? " " : ""), (y[i] > 0 ? x[i] / y[i] : 0) }'; }
+    median() { # lines of four numbers -> the median of each column
+        awk '{ for (i = 1; i <= NF; i++) v[i, NR] = $i; n = NF }
+             END { for (i = 1; i <= n; i++) { m = 0
+                   for (r = 1; r <= NR; r++) a[r] = v[i, r]
+                   for (r = 1; r <= NR; r++) for (q = r + 1; q <= NR; q++) if (a[q] < a[r]) { t = a[r]; a[r] = a[q]; a[q] = t }
+                   printf "%s%d", (i > 1 ? " " : ""), a[int((NR + 1) / 2)] } }'
+    }
+    # Alternating rounds (the host's load drifts), medians.
+    N_ALL= C_ALL= B_ALL=
+    for _ in $(seq "${BENCH_ROUNDS:-3}"); do
+        N_ALL+="$(measure "$AP" client-ca.pem "")"$'\n'
+        C_ALL+="$(measure "$CP" creds-client-ca.pem "x-api-key: $PH")"$'\n'
+        [ -n "$BP" ] && B_ALL+="$(measure "$BP" base-client-ca.pem "")"$'\n'
+    done
+    N1=$(printf '%s' "$N_ALL" | median)
+    C1=$(printf '%s' "$C_ALL" | median)
+    printf '\n%-34s %12s %12s %12s %12s\n' "requests/s (median of ${BENCH_ROUNDS:-3})" "HTTPS GET" "HTTPS POST 1K" "HTTP GET" "HTTP POST 1K"
+    show "agentsandbox-proxy" "$N1"
+    show "... with credentials and guard" "$C1"
+    [ -n "$BP" ] && B1=$(printf '%s' "$B_ALL" | median) && show "baseline" "$B1"
+    echo "# with credentials / without: $(ratio4 "$C1" "$N1")"
+    [ -n "$BP" ] && echo "# with credentials / baseline: $(ratio4 "$C1" "$B1"); without / baseline: $(ratio4 "$N1" "$B1")"
+    grep -q "injected: bench into GET bench.test:$NS/1k" creds.log || echo "# (warning: no injection was logged)"
+else
+    echo "# credentials: skipped (needs $MKSECRETS and a C compiler with OpenSSL)"
+fi
 
 # --- RSS with 1,000 idle keep-alive connections (one request each) ---
 cat >idle.py <<'PY'
