@@ -238,6 +238,7 @@ CFG
     tls() { # PORT CA [HEADER [BODY]]
         ./tls_rps "$1" bench.test "$NS" "$2" /1k "$WRK_SECS" 16 "${3:-}" "${4:-}" | awk '/^RESULT/ { print $2 }'
     }
+    rps1() { rps "$@" | cut -d' ' -f1; }
     cat >post.lua <<'LUA'
 local target = os.getenv("BENCH_TARGET")
 local body = string.rep("a", 1024)
@@ -248,36 +249,58 @@ done = function(summary, latency, requests)
 end
 LUA
     rps_post() { BENCH_TARGET=$2 BENCH_HOST=$3 wrk -t 2 -c 50 -d "${WRK_SECS}s" -s post.lua "http://$1/" 2>/dev/null | awk '/^RESULT/ { print $2 }'; }
-    measure() { # PORT CA HEADER -> four numbers
-        echo "$(tls "$1" "$2" "$3") $(tls "$1" "$2" "$3" 1024)" \
-            "$(rps "127.0.0.1:$1" "http://bench.test:$NH/1k" "bench.test:$NH" | cut -d' ' -f1)" \
-            "$(rps_post "127.0.0.1:$1" "http://bench.test:$NH/1k" "bench.test:$NH")"
+    # The proxy's CPU time per request is what the machine's other load disturbs
+    # least: requests/s follow it wherever the proxy is the bottleneck.
+    ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }
+    HZ=$(getconf CLK_TCK)
+    one() { # PID CMD... -> "requests/s CPU-microseconds-per-request"
+        local pid=$1 t0 t1 r
+        shift
+        t0=$(ticks "$pid")
+        r=$("$@")
+        t1=$(ticks "$pid")
+        awk -v r="$r" -v d=$((t1 - t0)) -v hz="$HZ" -v s="$WRK_SECS" \
+            'BEGIN { printf "%d %.1f", r, (r > 0 ? d * 1e6 / hz / (r * s) : 0) }'
+    }
+    measure() { # PORT PID CA HEADER -> requests/s of the four, then their CPU us/request
+        local a b c d
+        a=$(one "$2" tls "$1" "$3" "$4")
+        b=$(one "$2" tls "$1" "$3" "$4" 1024)
+        c=$(one "$2" rps1 "127.0.0.1:$1" "http://bench.test:$NH/1k" "bench.test:$NH")
+        d=$(one "$2" rps_post "127.0.0.1:$1" "http://bench.test:$NH/1k" "bench.test:$NH")
+        echo "${a% *} ${b% *} ${c% *} ${d% *} ${a#* } ${b#* } ${c#* } ${d#* }"
     }
     show() { printf '%-34s %12s %12s %12s %12s\n' "$1" $2; }
-    ratio4() { awk -v a="$1" -v b="$2" 'BEGIN { n = split(a, x, " "); split(b, y, " ");
-        for (i = 1; i <= n; i++) printf "%s%.2f", (i > 1 ? " " : ""), (y[i] > 0 ? x[i] / y[i] : 0) }'; }
-    median() { # lines of four numbers -> the median of each column
+    ratios() { awk -v a="$1" -v b="$2" -v from="$3" 'BEGIN { n = split(a, x, " "); split(b, y, " ");
+        for (i = from; i < from + 4; i++) printf "%s%.2f", (i > from ? " " : ""), (y[i] > 0 ? x[i] / y[i] : 0) }'; }
+    median() { # lines of numbers -> the median of each column
         awk '{ for (i = 1; i <= NF; i++) v[i, NR] = $i; n = NF }
-             END { for (i = 1; i <= n; i++) { m = 0
-                   for (r = 1; r <= NR; r++) a[r] = v[i, r]
+             END { for (i = 1; i <= n; i++) {
+                   for (r = 1; r <= NR; r++) a[r] = v[i, r] + 0
                    for (r = 1; r <= NR; r++) for (q = r + 1; q <= NR; q++) if (a[q] < a[r]) { t = a[r]; a[r] = a[q]; a[q] = t }
-                   printf "%s%d", (i > 1 ? " " : ""), a[int((NR + 1) / 2)] } }'
+                   printf "%s%s", (i > 1 ? " " : ""), a[int((NR + 1) / 2)] } }'
     }
+    half() { cut -d' ' -f"$1" <<<"$2"; }
+    CRED_PID=${PIDS[-1]}
     # Alternating rounds (the host's load drifts), medians.
     N_ALL= C_ALL= B_ALL=
     for _ in $(seq "${BENCH_ROUNDS:-3}"); do
-        N_ALL+="$(measure "$AP" client-ca.pem "")"$'\n'
-        C_ALL+="$(measure "$CP" creds-client-ca.pem "x-api-key: $PH")"$'\n'
-        [ -n "$BP" ] && B_ALL+="$(measure "$BP" base-client-ca.pem "")"$'\n'
+        N_ALL+="$(measure "$AP" "$ASB_PID" client-ca.pem "")"$'\n'
+        C_ALL+="$(measure "$CP" "$CRED_PID" creds-client-ca.pem "x-api-key: $PH")"$'\n'
+        [ -n "$BP" ] && B_ALL+="$(measure "$BP" "$BASE_PID" base-client-ca.pem "")"$'\n'
     done
     N1=$(printf '%s' "$N_ALL" | median)
     C1=$(printf '%s' "$C_ALL" | median)
-    printf '\n%-34s %12s %12s %12s %12s\n' "requests/s (median of ${BENCH_ROUNDS:-3})" "HTTPS GET" "HTTPS POST 1K" "HTTP GET" "HTTP POST 1K"
-    show "agentsandbox-proxy" "$N1"
-    show "... with credentials and guard" "$C1"
-    [ -n "$BP" ] && B1=$(printf '%s' "$B_ALL" | median) && show "baseline" "$B1"
-    echo "# with credentials / without: $(ratio4 "$C1" "$N1")"
-    [ -n "$BP" ] && echo "# with credentials / baseline: $(ratio4 "$C1" "$B1"); without / baseline: $(ratio4 "$N1" "$B1")"
+    [ -n "$BP" ] && B1=$(printf '%s' "$B_ALL" | median)
+    printf '\n%-34s %12s %12s %12s %12s\n' "median of ${BENCH_ROUNDS:-3} rounds" "HTTPS GET" "HTTPS POST 1K" "HTTP GET" "HTTP POST 1K"
+    show "requests/s: agentsandbox-proxy" "$(half 1-4 "$N1")"
+    show "... with credentials and guard" "$(half 1-4 "$C1")"
+    [ -n "$BP" ] && show "baseline" "$(half 1-4 "$B1")"
+    show "CPU us/request: agentsandbox-proxy" "$(half 5-8 "$N1")"
+    show "... with credentials and guard" "$(half 5-8 "$C1")"
+    [ -n "$BP" ] && show "baseline" "$(half 5-8 "$B1")"
+    echo "# with credentials / without: requests/s $(ratios "$C1" "$N1" 1); CPU per request $(ratios "$C1" "$N1" 5)"
+    [ -n "$BP" ] && echo "# with credentials / baseline: requests/s $(ratios "$C1" "$B1" 1); CPU per request $(ratios "$C1" "$B1" 5)"
     grep -q "injected: bench into GET bench.test:$NS/1k" creds.log || echo "# (warning: no injection was logged)"
 else
     echo "# credentials: skipped (needs $MKSECRETS and a C compiler with OpenSSL)"

@@ -303,7 +303,8 @@ void creds_check_head(const struct creds *cs, const char *head, size_t head_len,
 	/* The target as servers read it too: percent-escapes of any byte decoded. */
 	char dec[1024];
 	size_t o = 0;
-	for (size_t i = 0; i < line_len; i++) {
+	bool escaped = memchr(head, '%', line_len) != NULL;
+	for (size_t i = 0; escaped && i < line_len; i++) {
 		int hi = i + 2 < line_len && head[i] == '%' ? hexval(head[i + 1]) : -1;
 		int lo = hi >= 0 ? hexval(head[i + 2]) : -1;
 		if (o == sizeof(dec)) {
