@@ -251,6 +251,9 @@ static int resolve_one(struct cred_value *cv, const struct policy *p)
 		}
 		while (len && strchr(" \t\r\n", cv->real[len - 1]))
 			cv->real[--len] = '\0';
+		char resolved[PATH_MAX];
+		if (realpath(path, resolved) && !(cv->value_path = strdup(resolved)))
+			return -ENOMEM;
 		if (!(cv->source = str_printf("file %s", path)))
 			return -ENOMEM;
 	}
@@ -484,6 +487,32 @@ static int oauth_file(struct cred_value *cv, struct plan *plan, const char *stat
 	return plan_path(plan, ASB_ENTRY_WRITE, cv->ph_file, cv->file, 0, "network.credentials");
 }
 
+/* A value_file the plan shows the agent (under the workspace, a declared
+ * directory): an empty file there instead, wherever it appears. */
+static int mask_value_file(const struct cred_value *cv, struct plan *plan)
+{
+	size_t n = plan->n_entries;
+	for (size_t i = 0; cv->value_path && i < n; i++) {
+		const struct plan_entry *e = &plan->entries[i];
+		if ((e->type != ASB_ENTRY_READ && e->type != ASB_ENTRY_WRITE) || !e->host_path ||
+		    e->host_path[0] != '/' || !path_is_within(cv->value_path, e->host_path))
+			continue;
+		const char *rest = cv->value_path + strlen(e->host_path);
+		_cleanup_free_ char *inside =
+		    str_printf("%s%s%s", e->dest,
+		               *rest == '/' || !*rest || !strcmp(e->dest, "/") ? "" : "/", rest);
+		if (!inside)
+			return -ENOMEM;
+		int r = plan_entry(plan, ASB_ENTRY_MASK, 0, 0, NULL, inside, NULL, 0,
+		                   "network.credentials");
+		if (r < 0)
+			return r;
+		log_msg(LOG_INFO, "credential %s: %s is masked inside (it holds the real value)",
+		        cv->def->name, inside);
+	}
+	return 0;
+}
+
 static bool holds(const char *hay, size_t n, const char *needle)
 {
 	size_t k = needle ? strlen(needle) : 0;
@@ -538,6 +567,11 @@ int credentials_plan(struct credentials *cr, struct plan *plan, const char *stat
 		if (r < 0) {
 			err_set("%s: credential %s: cannot place its placeholder at %s: %s",
 			        d->where, d->name, cv->file, strerror(-r));
+			return r;
+		}
+		if ((r = mask_value_file(cv, plan)) < 0) {
+			err_set("%s: credential %s: cannot mask %s inside: %s", d->where, d->name,
+			        cv->value_path, strerror(-r));
 			return r;
 		}
 	}
@@ -721,6 +755,7 @@ void credentials_free(struct credentials *cr)
 		free(cv->source);
 		free(cv->file);
 		free(cv->host_file);
+		free(cv->value_path);
 		if (cv->ph_file) {
 			unlink(cv->ph_file);
 			free(cv->ph_file);

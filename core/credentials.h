@@ -23,6 +23,7 @@ struct cred_value {
 	char *refresh, *refresh_placeholder;
 	char *file;       /* the `file` inside (expanded), or NULL */
 	char *host_file;  /* oauth: the token file on the host (resolved) */
+	char *value_path; /* value_file, resolved: masked inside wherever the plan shows it */
 	char *ph_file;    /* oauth: the placeholder copy, bound writable at `file` */
 	char *ph_content; /* plain `file`: "placeholder\n"; oauth: the placeholder JSON */
 	size_t ph_len;

@@ -126,6 +126,7 @@ struct conn {
 	char *req_host;      /* as logged ("host[:port]"), for a body the guard refuses */
 	bool injected;       /* the upstream head holds a real value: wiped when sent */
 	int oauth;           /* an oauth token exchange is in flight (its binding), or -1 */
+	bool oauth_refresh;  /* ... which refreshes the host's login (creds_oauth_request) */
 	bool head_wait;      /* the request is taken only once its whole body is here */
 	uint64_t cr_covered; /* the bindings covering the request (for the body's verdict) */
 	bool cr_tls;
@@ -732,10 +733,12 @@ static int oauth_request(struct conn *c, const struct http_msg *m, const struct 
 		out->refused = true;
 		return 1;
 	}
-	return creds_oauth_request(cs, v->oauth, body, (size_t)m->content_length, &out->p,
-	                           &out->len) < 0
-	           ? -1
-	           : 1;
+	int rc =
+	    creds_oauth_request(cs, v->oauth, body, (size_t)m->content_length, &out->p, &out->len);
+	if (rc < 0)
+		return -1;
+	c->oauth_refresh = rc > 0;
+	return 1;
 }
 
 static void handle_connect(struct conn *c, const struct http_msg *m)
@@ -1279,8 +1282,8 @@ static bool oauth_response(struct conn *c, const struct http_msg *m)
 		goto fail;
 	}
 	if (m->status / 100 == 2 && body.len) {
-		if (creds_oauth_response(c->px->creds, c->oauth, body.p, body.len, &out.p,
-		                         &out.len) < 0) {
+		if (creds_oauth_response(c->px->creds, c->oauth, c->oauth_refresh, body.p, body.len,
+		                         &out.p, &out.len) < 0) {
 			why = "a token response it cannot read";
 			goto fail;
 		}

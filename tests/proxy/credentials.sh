@@ -104,8 +104,9 @@ ok $leak "no real value on the proxy's command line or in its environment"
 if [ "$(id -u)" = 0 ]; then
     skip "the proxy is not dumpable: not visible to root"
 else
-    # A process that is not dumpable has its /proc entries owned by root.
-    ok $([ "$(stat -c %u "/proc/$PROXY")" = 0 ]; echo $?) "the proxy is not dumpable (no other process of the user reads its memory)"
+    # A process that is not dumpable has the files of its /proc entry owned by root.
+    ok $([ "$(stat -c %u "/proc/$PROXY/environ")" = 0 ] && ! cat "/proc/$PROXY/environ" >/dev/null 2>&1; echo $?) \
+        "the proxy is not dumpable (no other process of the user reads its memory)"
 fi
 
 X="http://127.0.0.1:$PP"
@@ -246,6 +247,14 @@ C -H "Authorization: Bearer $ACC_PH" "https://auth.test:$SP/record" >/dev/null
 ok $([ "$(recorded "$NEW_ACCESS")" = 1 ]; echo $?) "oauth: after the refresh the same placeholder brings the new access token"
 ok $([ "$(code -d "t=$NEW_ACCESS" "https://a.test:$SP/echo")" = 403 ] &&
     [ "$(code -d "t=$ACC" "https://a.test:$SP/echo")" = 403 ]; echo $?) "oauth: the new tokens, and the old ones, are guarded"
+
+# A login inside (an authorization-code exchange, no refresh placeholder): the
+# agent gets placeholders, but the host's login is not replaced by it.
+cp creds.json creds.before
+out=$(C -H "Content-Type: application/json" -d '{"grant_type":"authorization_code","code":"abc","code_verifier":"xyz"}' \
+    "https://auth.test:$SP/v1/oauth/token")
+ok $(! grep -qF -e "$NEW_ACCESS" -e "$NEW_REFRESH" <<<"$out" && grep -q '"access_token":"sk-ant-oat01-' <<<"$out" &&
+    cmp -s creds.json creds.before; echo $?) "oauth: a login inside gets placeholders and leaves the host's file alone"
 
 # --- bounded memory on a streamed body --------------------------------------------------
 rss0=$(awk '/VmRSS/ { print $2 }' "/proc/$PROXY/status")
