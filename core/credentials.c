@@ -743,6 +743,14 @@ void credentials_show(FILE *out, const struct credentials *cr)
 	}
 }
 
+const char *credentials_env_binding(const struct credentials *cr, const char *key)
+{
+	for (size_t i = 0; i < cr->n; i++)
+		if (cr->v[i].active && cr->v[i].def->env && strcmp(cr->v[i].def->env, key) == 0)
+			return cr->v[i].def->name;
+	return NULL;
+}
+
 void credentials_free(struct credentials *cr)
 {
 	for (size_t i = 0; i < cr->n; i++) {

@@ -62,6 +62,8 @@ void credentials_log(const struct credentials *cr);
 void credentials_log_use(const struct credentials *cr, const char *proxy_log);
 /* --show-config: the bindings, values redacted. */
 void credentials_show(FILE *out, const struct credentials *cr);
+/* The binding whose placeholder the variable holds, or NULL. */
+const char *credentials_env_binding(const struct credentials *cr, const char *key);
 
 /* Wipe the secrets, remove the placeholder files; safe twice. */
 void credentials_free(struct credentials *cr);

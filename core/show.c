@@ -243,7 +243,11 @@ void show_config(FILE *out, const struct launch *l)
 	for (size_t i = 0; i < l->plan.n_env; i++) {
 		const struct plan_env *e = &l->plan.env[i];
 		const struct env_entry *d = declared_env(p, e->key);
-		if (d && show_env_is_secret(e->key, d->raw))
+		const char *cred = credentials_env_binding(&l->net.creds, e->key);
+		if (cred)
+			fprintf(out, "%s=<placeholder of credential %s, %zu chars>\n", e->key, cred,
+			        strlen(e->value));
+		else if (d && show_env_is_secret(e->key, d->raw))
 			fprintf(out, "%s=<redacted, %zu chars>\n", e->key, strlen(e->value));
 		else
 			fprintf(out, "%s=%s\n", e->key, e->value);
