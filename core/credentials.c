@@ -489,7 +489,7 @@ static int oauth_file(struct cred_value *cv, struct plan *plan, const char *stat
 
 /* A value_file the plan shows the agent (under the workspace, a declared
  * directory): an empty file there instead, wherever it appears. */
-static int mask_value_file(const struct cred_value *cv, struct plan *plan)
+static int mask_value_file(const struct cred_value *cv, struct plan *plan, uint64_t caps)
 {
 	size_t n = plan->n_entries;
 	for (size_t i = 0; cv->value_path && i < n; i++) {
@@ -503,6 +503,13 @@ static int mask_value_file(const struct cred_value *cv, struct plan *plan)
 		               *rest == '/' || !*rest || !strcmp(e->dest, "/") ? "" : "/", rest);
 		if (!inside)
 			return -ENOMEM;
+		if (!(caps & ASB_CAP_MASKS)) {
+			err_set(
+			    "%s: credential %s: the agent would see %s (at %s), and this backend "
+			    "cannot mask it; keep the file out of what the sandbox shows",
+			    cv->def->where, cv->def->name, cv->value_path, inside);
+			return -EOPNOTSUPP;
+		}
 		int r = plan_entry(plan, ASB_ENTRY_MASK, 0, 0, NULL, inside, NULL, 0,
 		                   "network.credentials");
 		if (r < 0)
@@ -549,12 +556,22 @@ int credentials_plan(struct credentials *cr, struct plan *plan, const char *stat
                      uint64_t caps)
 {
 	int r;
-	(void)caps;
 	for (size_t i = 0; i < cr->n; i++) {
 		struct cred_value *cv = &cr->v[i];
 		const struct netcred *d = cv->def;
 		if (!cv->active)
 			continue;
+		/* Never weaker than it says, whatever --accept-weaker accepts: without it
+		 * the agent would read the real tokens (and a value_file it sees must be
+		 * masked: mask_value_file). */
+		if (d->oauth && (!(caps & ASB_CAP_REMAP) || !(caps & ASB_CAP_FS_VIEW))) {
+			err_set(
+			    "%s: credential %s: this backend cannot put the placeholder file over "
+			    "%s (it needs its own view of the files, with remap): the agent would "
+			    "read the real tokens",
+			    d->where, d->name, cv->file);
+			return -EOPNOTSUPP;
+		}
 		if (d->env && (r = plan_setenv(plan, d->env, cv->placeholder)) < 0)
 			return r;
 		if (d->oauth)
@@ -569,9 +586,10 @@ int credentials_plan(struct credentials *cr, struct plan *plan, const char *stat
 			        d->where, d->name, cv->file, strerror(-r));
 			return r;
 		}
-		if ((r = mask_value_file(cv, plan)) < 0) {
-			err_set("%s: credential %s: cannot mask %s inside: %s", d->where, d->name,
-			        cv->value_path, strerror(-r));
+		if ((r = mask_value_file(cv, plan, caps)) < 0) {
+			if (r != -EOPNOTSUPP)
+				err_set("%s: credential %s: cannot mask %s inside: %s", d->where,
+				        d->name, cv->value_path, strerror(-r));
 			return r;
 		}
 	}

@@ -147,6 +147,18 @@ CFG
 out=$(asb -c "$TEST_TMP/oauth.cfg" -- -c 'test -e $HOME/.claude/.credentials.json && echo there || echo none' 2>&1)
 ok $([ "$out" = none ] && grep -q "credential login: file $HOME/.claude/.credentials.json is missing: not used" "$(sessions | tail -1)/launch.log"; echo $?) \
     "oauth file ending in '?' and missing: the binding is left out ($out)"
+mkdir -p "$HOME/.claude"
+printf '{"claudeAiOauth":{"accessToken":"sk-ant-oat01-%s","refreshToken":"sk-ant-ort01-%s"}}' \
+    REALMARKaccess0123456789abcdef REALMARKrefresh0123456789abcde >"$HOME/.claude/.credentials.json"
+if [ -e "$BUILD_ROOT/tests/fixtures/stub.so" ]; then
+    err=$("$ASB" --plugin-dir "$BUILD_ROOT/tests/fixtures" --plugin-dir "$ASB_PLUGIN_DIR" --backend stub \
+        -c "$TEST_TMP/oauth.cfg" --accept-weaker remap --accept-weaker filesystem --check 2>&1)
+    ok $([ $? -eq 125 ] && grep -q "credential login: this backend cannot put the placeholder file over" <<<"$err"; echo $?) \
+        "oauth with a backend that cannot place the file over it: refused, whatever is accepted"
+else
+    skip "no stub backend fixture built"
+fi
+rm "$HOME/.claude/.credentials.json"
 sed 's/credentials.json?"/credentials.json"/' "$TEST_TMP/oauth.cfg" >"$TEST_TMP/oauth2.cfg"
 err=$(asb -c "$TEST_TMP/oauth2.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q "credential login: cannot read $HOME/.claude/.credentials.json.*log in with Claude Code on the host first" <<<"$err"; echo $?) "a missing oauth file without '?': an error"
