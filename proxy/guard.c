@@ -19,12 +19,11 @@
 #define DENSE_DEPTH 2
 
 /* Nodes are numbered breadth first, so the shallow ones, which have dense rows,
- * are 0 .. n_dense-1. A state is a shallow node's row offset (number * n_cls: no
- * multiplication on the way), or a deep node's number with SPARSE set; OUT when
- * patterns end there or at one of its dictionary suffixes. */
-#define OUT      0x80000000u
-#define SPARSE   0x40000000u
-#define NODE(st) ((st) & ~(OUT | SPARSE))
+ * are 0 .. n_dense-1. A state below `lim` (n_dense * n_cls) is a shallow node's
+ * row offset (its number * n_cls: no multiplication on the way) where no pattern
+ * ends; any other state is lim + the node's number: a deep node, or one where a
+ * pattern ends (at it or at one of its dictionary suffixes). So the common case,
+ * text wandering among the shallow nodes, costs one comparison and one lookup. */
 
 struct edge {
 	unsigned char byte;
@@ -47,7 +46,7 @@ struct guard {
 	uint8_t cls[256]; /* byte -> class; 0: no pattern has it */
 	size_t n_cls;
 	uint32_t *dense; /* n_dense rows of n_cls states */
-	uint32_t n_dense;
+	uint32_t n_dense, lim;
 	size_t max_len, n_patterns;
 };
 
@@ -366,13 +365,13 @@ struct guard *guard_build(struct guard_builder *b)
 	g->n_cls = 1;
 	for (int c = 0; c < 256; c++)
 		g->cls[c] = g->cls[c] ? (uint8_t)g->n_cls++ : 0;
-	if ((uint64_t)g->n_dense * g->n_cls >= SPARSE || n >= SPARSE)
+	if ((uint64_t)g->n_dense * g->n_cls + n >= UINT32_MAX)
 		goto fail;
+	g->lim = (uint32_t)(g->n_dense * g->n_cls);
 	for (size_t i = 0; i < n; i++) {
 		uint32_t v = order[i];
 		bool out = b->nodes[v].placeholders || b->nodes[v].secret >= 0;
-		num[v] = (i < g->n_dense ? (uint32_t)(i * g->n_cls) : (uint32_t)i | SPARSE) |
-		         (out ? OUT : 0);
+		num[v] = i < g->n_dense && !out ? (uint32_t)(i * g->n_cls) : g->lim + (uint32_t)i;
 	}
 
 	size_t e = 0;
@@ -380,7 +379,7 @@ struct guard *guard_build(struct guard_builder *b)
 		struct bnode *bv = &b->nodes[order[i]];
 		struct node *nv = &g->nodes[i];
 		nv->fail = num[fail[order[i]]];
-		nv->fail = nv->fail & SPARSE ? NODE(nv->fail) : NODE(nv->fail) / (uint32_t)g->n_cls;
+		nv->fail = nv->fail >= g->lim ? nv->fail - g->lim : nv->fail / (uint32_t)g->n_cls;
 		nv->first = (uint32_t)e;
 		nv->n = bv->n;
 		nv->secret = bv->secret;
@@ -465,10 +464,12 @@ static inline uint32_t child(const struct guard *g, const struct node *v, unsign
 	return UINT32_MAX;
 }
 
-/* The node a state is. */
-static inline uint32_t node_of(const struct guard *g, uint32_t st)
+static inline void report(const struct guard *g, struct guard_scan *s, uint32_t st)
 {
-	return st & SPARSE ? NODE(st) : NODE(st) / (uint32_t)g->n_cls;
+	const struct node *o = &g->nodes[st - g->lim];
+	s->placeholders |= o->placeholders;
+	if (s->secret < 0)
+		s->secret = o->secret;
 }
 
 void guard_feed(const struct guard *g, struct guard_scan *s, const char *p, size_t n)
@@ -478,29 +479,34 @@ void guard_feed(const struct guard *g, struct guard_scan *s, const char *p, size
 	const unsigned char *u = (const unsigned char *)p, *end = u + n;
 	const uint32_t *dense = g->dense;
 	const uint8_t *cls = g->cls;
-	const uint32_t n_dense = g->n_dense;
+	const uint32_t n_dense = g->n_dense, lim = g->lim, nc = (uint32_t)g->n_cls;
 	uint32_t st = s->state;
 	while (u < end) {
+		if (st < lim) {
+			/* The common case, in a loop of its own: a lookup a byte. */
+			do
+				st = dense[st + cls[*u++]];
+			while (st < lim && u < end);
+			if (st >= lim)
+				report(g, s, st);
+			continue;
+		}
 		unsigned char c = *u++;
-		if (!(st & SPARSE)) {
-			st = dense[(st & ~OUT) + cls[c]];
+		uint32_t v = st - lim;
+		if (v < n_dense) {
+			st = dense[v * nc + cls[c]];
 		} else {
 			/* Down the failure links to a node with the edge, or a shallow one. */
-			uint32_t v = NODE(st);
 			while ((st = child(g, &g->nodes[v], c)) == UINT32_MAX) {
 				v = g->nodes[v].fail;
 				if (v < n_dense) {
-					st = dense[(size_t)v * g->n_cls + cls[c]];
+					st = dense[v * nc + cls[c]];
 					break;
 				}
 			}
 		}
-		if (st & OUT) {
-			const struct node *o = &g->nodes[node_of(g, st)];
-			s->placeholders |= o->placeholders;
-			if (s->secret < 0)
-				s->secret = o->secret;
-		}
+		if (st >= lim)
+			report(g, s, st);
 	}
 	s->state = st;
 }

@@ -255,8 +255,8 @@ void plog_blocked(const char *method, const char *host, const char *path, const 
 
 void plog_injected(const char *name, const char *method, const char *host, const char *path)
 {
-	char what[128];
-	snprintf(what, sizeof(what), "%s %s", name, method);
-	if (first_time(hash3(what, host, path) ^ 0x5bd1e995))
+	uint64_t h = hash3(method, host, path);
+	h = fnv(name, (h ^ 0x5bd1e995) * 1099511628211ULL);
+	if (first_time(h ? h : 1))
 		emitf(K_ALLOWED, "injected: %s into %s %s%s", name, method, host, path);
 }

@@ -453,10 +453,17 @@ bool netcred_covers(const struct netcred *c, const char *host, const char *const
                     size_t n_paths)
 {
 	struct host_addr ip;
-	bool is_ip = host_parse_ip(host, &ip) == 1, found = false;
-	for (size_t i = 0; i < c->n_domains && !found; i++)
-		found =
-		    is_ip ? strcmp(c->domains[i], host) == 0 : domain_covers(c->domains[i], host);
+	int is_ip = -1; /* asked only when a suffix matches (an address matches exactly) */
+	bool found = false;
+	for (size_t i = 0; i < c->n_domains && !found; i++) {
+		if (strcmp(c->domains[i], host) == 0) {
+			found = true;
+		} else if (domain_covers(c->domains[i], host)) {
+			if (is_ip < 0)
+				is_ip = host_parse_ip(host, &ip) == 1;
+			found = !is_ip;
+		}
+	}
 	if (!found)
 		return false;
 	if (!c->paths)
