@@ -70,6 +70,9 @@ import http.client, ssl, sys
 port, scheme, count, body, header = int(sys.argv[1]), sys.argv[2], int(sys.argv[3]), int(sys.argv[4]), sys.argv[5]
 sp, hp, ca = sys.argv[6], sys.argv[7], sys.argv[8]
 headers = dict([header.split(": ", 1)]) if header else {}
+# A body like an agent's: JSON text.
+text = b'{"model":"claude-sonnet","messages":[{"role":"user","content":"Refactor parse_config() in src/config.c and add a test for the empty file case; keep the error messages."}]}'
+payload = (text * (body // len(text) + 1))[:body]
 if scheme == "https":
     c = http.client.HTTPSConnection("127.0.0.1", port, context=ssl.create_default_context(cafile=ca))
     c.set_tunnel("bench.test", int(sp))
@@ -79,7 +82,7 @@ else:
     target = "http://bench.test:%s/hello" % hp
 for _ in range(count):
     if body:
-        c.request("POST", target.replace("hello", "echo"), body=b"a" * body, headers=headers)
+        c.request("POST", target.replace("hello", "echo"), body=payload, headers=headers)
     else:
         c.request("GET", target, headers=headers)
     r = c.getresponse()
