@@ -216,17 +216,10 @@ struct anchor {
 	const char *tail; /* the rest of the denied path, matched in any case */
 };
 
-static void put_deny_filters(struct gen *g, struct sbpl_buf *b, int kind, const char *path,
-                             bool dir, uint32_t classes)
+static void put_deny_one(struct gen *g, struct sbpl_buf *b, int kind, const char *path, bool dir,
+                         uint32_t classes)
 {
 	put_path(g, b, kind, path, dir);
-	for (const char *const *f = firmlinked; *f; f++) {
-		if (!sbpl_within(path, *f))
-			continue;
-		char alias[SBPL_PATH_MAX + sizeof(DATA_VOLUME)];
-		snprintf(alias, sizeof(alias), DATA_VOLUME "%s", path);
-		put_path(g, b, kind, alias, dir);
-	}
 	struct anchor anchors[MAX_ANCHORS + 1];
 	size_t n = 0, plen = strlen(path);
 	bool too_many = false;
@@ -291,6 +284,26 @@ static void put_deny_filters(struct gen *g, struct sbpl_buf *b, int kind, const 
 		put_regex(g, b, kind, anchors[k].s, anchors[k].len, anchors[k].tail, dir);
 }
 
+/* The spelling of `path` through the data volume, or false. */
+static bool data_alias(const char *path, char *out, size_t len)
+{
+	for (const char *const *f = firmlinked; *f; f++)
+		if (sbpl_within(path, *f)) {
+			snprintf(out, len, DATA_VOLUME "%s", path);
+			return true;
+		}
+	return false;
+}
+
+static void put_deny_filters(struct gen *g, struct sbpl_buf *b, int kind, const char *path,
+                             bool dir, uint32_t classes)
+{
+	char alias[SBPL_PATH_MAX + sizeof(DATA_VOLUME)];
+	put_deny_one(g, b, kind, path, dir, classes);
+	if (data_alias(path, alias, sizeof(alias)))
+		put_deny_one(g, b, kind, alias, dir, classes);
+}
+
 /* ---------------------------------------------------------------- rules */
 
 static void rule_ops(struct sbpl_buf *b, const char *verdict, uint32_t classes)
@@ -334,7 +347,10 @@ static void deny(struct gen *g, const char *path, bool dir, uint32_t classes)
 {
 	if (!g->unix_ok)
 		classes &= ~(C_UC | C_UB);
-	classes = granted_so_far(g, path, dir, classes);
+	char alias[SBPL_PATH_MAX + sizeof(DATA_VOLUME)];
+	classes =
+	    granted_so_far(g, path, dir, classes) |
+	    (data_alias(path, alias, sizeof(alias)) ? granted_so_far(g, alias, dir, classes) : 0);
 	if (!classes || g->err)
 		return;
 	struct sbpl_buf *b = &g->out;
@@ -536,7 +552,10 @@ static void emit_credentials(struct gen *g)
 		                 c->rel);
 		if (n < 0 || (size_t)n >= sizeof(path))
 			continue; /* cannot exist: longer than a macOS path */
-		if (!granted_so_far(g, path, true, C_ALL))
+		char alias[SBPL_PATH_MAX + sizeof(DATA_VOLUME)];
+		if (!granted_so_far(g, path, true, C_ALL) &&
+		    !(data_alias(path, alias, sizeof(alias)) &&
+		      granted_so_far(g, alias, true, C_ALL)))
 			continue;
 		comment(g, "%s: %s", path, c->why);
 		deny(g, path, true, C_ALL);
@@ -672,7 +691,10 @@ static void emit_moves(struct gen *g)
 		snprintf(anc, sizeof(anc), "%s", g->protected_[i].path);
 		for (char *s = strrchr(anc, '/'); s && s != anc; s = strrchr(anc, '/')) {
 			*s = '\0';
-			if (!granted_so_far(g, anc, false, C_W))
+			char alias[SBPL_PATH_MAX + sizeof(DATA_VOLUME)];
+			if (!granted_so_far(g, anc, false, C_W) &&
+			    !(data_alias(anc, alias, sizeof(alias)) &&
+			      granted_so_far(g, alias, false, C_W)))
 				continue;
 			bool dup = false;
 			for (size_t k = 0; k < n_done && !dup; k++)
