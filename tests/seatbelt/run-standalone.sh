@@ -22,7 +22,8 @@ for t in sbpl golden; do
 done
 "$cc" "${flags[@]}" -shared -fPIC -fvisibility=hidden "$root/plugins/seatbelt/seatbelt.c" \
     "${gen[@]}" -o "$out/seatbelt.so"
-"$cc" "${flags[@]}" "$root/tests/seatbelt/test_plugin.c" -ldl -lcmocka -o "$out/test_seatbelt_plugin"
+"$cc" "${flags[@]}" "$root/tests/seatbelt/test_plugin.c" "$root/tests/seatbelt/sbpl_eval.c" \
+    -ldl -lcmocka -o "$out/test_seatbelt_plugin"
 export SRC_ROOT=$root SEATBELT_PLUGIN=$out/seatbelt.so
 for t in eval sbpl golden plugin; do
     "$out/test_seatbelt_$t"
