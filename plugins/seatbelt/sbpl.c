@@ -441,6 +441,8 @@ static void emit_devfs(struct gen *g)
 	static const char *const rw[] = {"/dev/null", "/dev/zero", "/dev/dtracehelper", "/dev/tty",
 	                                 NULL};
 	static const char *const ro[] = {"/dev/random", "/dev/urandom", NULL};
+	/* Like any entry it covers what earlier ones put there: only these. */
+	deny(g, "/dev", true, C_ALL);
 	for (const char *const *d = rw; *d; d++)
 		allow(g, *d, false, C_R | C_W);
 	for (const char *const *d = ro; *d; d++)
