@@ -68,6 +68,7 @@ static const char *keep(const char *s)
 	return c;
 }
 
+static void h_log(struct asb_ctx *ctx, int level, const char *fmt, ...) ASB_PRINTF(3, 4);
 static void h_log(struct asb_ctx *ctx, int level, const char *fmt, ...)
 {
 	(void)ctx;
@@ -112,6 +113,7 @@ static int h_list_string(struct asb_ctx *c, const char *k, uint32_t i, const cha
 	(void)c, (void)k, (void)i, (void)o;
 	return -ENOENT;
 }
+static int h_config_error(struct asb_ctx *c, const char *k, const char *fmt, ...) ASB_PRINTF(3, 4);
 static int h_config_error(struct asb_ctx *c, const char *k, const char *fmt, ...)
 {
 	(void)c, (void)k, (void)fmt;
@@ -439,6 +441,15 @@ static const struct asb_host host = {
 
 /* ------------------------------------------------------------ fixtures */
 
+static bool on_darwin(void)
+{
+#ifdef __APPLE__
+	return true;
+#else
+	return false;
+#endif
+}
+
 static void *module;
 static const struct asb_plugin *desc;
 static char root[PATH_MAX];
@@ -600,9 +611,25 @@ static bool has_out(const char *arg)
 	return false;
 }
 
+/* Off macOS, a directory below /tmp, /var or /etc is not where the profile
+ * (which spells them /private/...) says it is: nothing to make there. */
+static bool root_is_aliased(void)
+{
+	static const char *const aliased[] = {"/tmp/", "/var/", "/etc/"};
+	for (size_t i = 0; i < 3; i++)
+		if (strncmp(root, aliased[i], 4) == 0 && !on_darwin())
+			return true;
+	return false;
+}
+
 static void launch(void **state)
 {
 	(void)state;
+	if (root_is_aliased()) {
+		fprintf(stderr, "# %s is below /tmp, /var or /etc: launch skipped off macOS\n",
+		        root);
+		skip();
+	}
 	core_plan();
 	H.private_dir = at("session/seatbelt");
 	void *data = NULL;
