@@ -50,7 +50,7 @@
 #define C_ALL   (C_FILES | C_UC | C_UB)
 
 static const char *const class_ops[] = {
-    "file-read* file-test-existence file-map-executable",
+    "file-read* file-read-metadata file-test-existence file-map-executable",
     "file-write* file-link file-clone",
     "process-exec",
     "file-ioctl",
