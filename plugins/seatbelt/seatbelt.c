@@ -544,9 +544,58 @@ static void plan_ephemerals(const struct asb_host *host, struct asb_ctx *ctx, bo
 	}
 }
 
+static const char *plan_getenv(const struct asb_host *host, struct asb_ctx *ctx, const char *key)
+{
+	int n = host->plan_env_count(ctx);
+	for (int i = 0; i < n; i++) {
+		const char *k = NULL, *v = NULL;
+		if (host->plan_env_get(ctx, (uint32_t)i, &k, &v) >= 0 && k && strcmp(k, key) == 0)
+			return v;
+	}
+	return NULL;
+}
+
+/* Filtered: the proxy is on the host's loopback, at the port the plan
+ * names (not the Linux sandbox's own 3128). Set what the core did not. */
+static int proxy_env(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	struct asb_network net = {.struct_size = sizeof(net)};
+	if (host->plan_network(ctx, &net) < 0 || net.mode != ASB_NET_FILTERED || !net.proxy_port)
+		return 0;
+	char url[64], port[16];
+	snprintf(url, sizeof(url), "http://127.0.0.1:%u", (unsigned)net.proxy_port);
+	snprintf(port, sizeof(port), ":%u", (unsigned)net.proxy_port);
+	static const char *const vars[] = {"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY",
+	                                   "http_proxy", "https_proxy", "all_proxy"};
+	for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+		const char *v = plan_getenv(host, ctx, vars[i]);
+		size_t vl = v ? strlen(v) : 0, pl = strlen(port);
+		bool right = v && vl >= pl && strcmp(v + vl - pl, port) == 0 &&
+		             (strstr(v, "//127.0.0.1:") || strstr(v, "//localhost:"));
+		if (right)
+			continue;
+		if (v)
+			host->log(ctx, ASB_LOG_INFO, "seatbelt: %s named another proxy; now %s",
+			          vars[i], url);
+		int r = host->plan_setenv(ctx, vars[i], url);
+		if (r < 0)
+			return r;
+	}
+	static const char *const no[] = {"NO_PROXY", "no_proxy"};
+	for (size_t i = 0; i < 2; i++) {
+		int r = plan_getenv(host, ctx, no[i])
+		            ? 0
+		            : host->plan_setenv(ctx, no[i], "localhost,127.0.0.1,::1");
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
 /* Every executable on PATH that is one of Apple's shims (/usr/bin/git runs
  * the command line tools' git): the program it runs, executable. Then the
- * environment, if the private directory's name is known already. */
+ * proxy's environment, and PATH, HOME, TMPDIR if the private directory's
+ * name is known already. */
 static int sb_env(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct seatbelt *s = data;
@@ -565,6 +614,9 @@ static int sb_env(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 		if (r < 0 && r != -ENOENT)
 			return r;
 	}
+	int pr = proxy_env(host, ctx);
+	if (pr < 0)
+		return pr;
 	const char *priv = host->policy_string(ctx, "private_dir");
 	s->env_applied = false;
 	if (!priv || priv[0] != '/')

@@ -551,6 +551,7 @@ static void core_plan(void)
 	h_plan_setenv(NULL, "PATH", ASB_BIN_DIR);
 	h_plan_setenv(NULL, "SHELL", ASB_BIN_DIR "/sh");
 	h_plan_setenv(NULL, "HOME", H.home);
+	h_plan_setenv(NULL, "HTTPS_PROXY", "http://127.0.0.1:3128"); /* the Linux core's */
 	H.net = (struct asb_network){.struct_size = sizeof(struct asb_network),
 	                             .mode = ASB_NET_FILTERED,
 	                             .proxy_port = 41234};
@@ -648,6 +649,10 @@ static void launch(void **state)
 	assert_string_equal(getenv_plan("SHELL"), want);
 	snprintf(want, sizeof(want), "%s/home", H.private_dir);
 	assert_string_equal(getenv_plan("HOME"), want);
+	/* The proxy is the host's, at the plan's port. */
+	assert_string_equal(getenv_plan("HTTPS_PROXY"), "http://127.0.0.1:41234");
+	assert_string_equal(getenv_plan("http_proxy"), "http://127.0.0.1:41234");
+	assert_string_equal(getenv_plan("NO_PROXY"), "localhost,127.0.0.1,::1");
 	/* prepare: the links and the private home. */
 	assert_int_equal(desc->backend->prepare(&host, NULL, data), 0);
 	char link[PATH_MAX * 2], target[PATH_MAX];
