@@ -200,6 +200,13 @@ static void put_regex(struct gen *g, struct sbpl_buf *b, int kind, const char *a
 	}
 }
 
+/* A spelling of the start of a denied path that some allow uses. */
+struct anchor {
+	const char *s;
+	size_t len;
+	const char *tail; /* the rest of the denied path, matched in any case */
+};
+
 /*
  * Filters for a deny of (path, dir): the path itself, its spelling through
  * the data volume, and, for every allow it overlaps, a regex matching the
@@ -209,13 +216,6 @@ static void put_regex(struct gen *g, struct sbpl_buf *b, int kind, const char *a
  * it. Only allows are spelled exactly: a variant above them is denied by
  * default anyway.
  */
-/* A spelling of the start of a denied path that some allow uses. */
-struct anchor {
-	const char *s;
-	size_t len;
-	const char *tail; /* the rest of the denied path, matched in any case */
-};
-
 static void put_deny_one(struct gen *g, struct sbpl_buf *b, int kind, const char *path, bool dir,
                          uint32_t classes)
 {
@@ -227,10 +227,9 @@ static void put_deny_one(struct gen *g, struct sbpl_buf *b, int kind, const char
 	 * deeper one that starts with one of them is matched by its regex. */
 	for (size_t i = 0; i < g->n_allowed && !too_many; i++) {
 		const struct region *a = &g->allowed[i];
-		if (!(a->classes & classes) || !(a->dir || !dir) ||
-		    !sbpl_fold_within(path, a->path))
-			continue;
-		if (!a->dir && strlen(a->path) != plen)
+		/* A literal allow counts when it is this very path (in some case). */
+		if (!(a->classes & classes) || !sbpl_fold_within(path, a->path) ||
+		    (!a->dir && strlen(a->path) != plen))
 			continue;
 		bool covered = false;
 		for (size_t j = 0; j < g->n_allowed && !covered; j++) {

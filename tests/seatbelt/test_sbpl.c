@@ -460,6 +460,22 @@ static void credential_declared_itself(void **state)
 	assert_true(ws);
 }
 
+/* The plan spells one path two ways (the same file on a case-insensitive
+ * volume): the later entry still decides for both spellings. */
+static void two_spellings(void **state)
+{
+	(void)state;
+	fx_init(&fx, "t");
+	fx_add(&fx, ASB_ENTRY_WRITE, ASB_ENTRY_F_DIR, WS, NULL, SBPL_ST_EXISTS, "workspace");
+	fx_add(&fx, ASB_ENTRY_READ, 0, WS "/Notes.md", NULL, SBPL_ST_EXISTS, "sandbox.ro_files");
+	fx_add(&fx, ASB_ENTRY_MASK, ASB_ENTRY_F_DIR, NULL, WS "/notes.md", SBPL_ST_EXISTS, "test");
+	build();
+	assert_int_equal(sbe_may_read(B.p, WS "/Notes.md"), 0);
+	assert_int_equal(sbe_may_read(B.p, WS "/notes.md"), 0);
+	assert_int_equal(sbe_may_write(B.p, WS "/NOTES.md"), 0);
+	assert_int_equal(sbe_may_write(B.p, WS "/other.md"), 1);
+}
+
 /* /Users is also /System/Volumes/Data/Users (a firmlink): a declared
  * /System does not open the home that way. */
 static void data_volume(void **state)
@@ -737,6 +753,7 @@ int main(void)
 	    cmocka_unit_test_teardown(processes, teardown),
 	    cmocka_unit_test_teardown(credentials_below_declared, teardown),
 	    cmocka_unit_test_teardown(credential_declared_itself, teardown),
+	    cmocka_unit_test_teardown(two_spellings, teardown),
 	    cmocka_unit_test_teardown(data_volume, teardown),
 	    cmocka_unit_test_teardown(layout, teardown),
 	    cmocka_unit_test_teardown(sealed_and_refused, teardown),
