@@ -295,13 +295,13 @@ static int check_paths(const struct sbpl_input *in, struct sbpl_plan *p, char *w
 				    e->origin ? e->origin : what, p->host[i], p->dest[i]);
 			break;
 		case ASB_ENTRY_SYMLINK:
+			if (e->host_path && strlen(e->host_path) > SBPL_PATH_MAX)
+				return fail(why, why_len, -ENAMETOOLONG,
+				            "%s: a symlink target longer than macOS allows", what);
 			if (!e->host_path || !e->host_path[0] ||
-			    !sbpl_text_ok(e->host_path, strlen(e->host_path)) ||
-			    strlen(e->host_path) > SBPL_PATH_MAX)
+			    !sbpl_text_ok(e->host_path, strlen(e->host_path)))
 				return fail(why, why_len, -EINVAL,
-				            "%s: a symlink target that is "
-				            "empty, too long or not text",
-				            what);
+				            "%s: a symlink target that is empty or not text", what);
 			if (!(p->host[i] = strdup(e->host_path)))
 				return -ENOMEM;
 			/* fallthrough */

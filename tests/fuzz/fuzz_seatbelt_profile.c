@@ -295,6 +295,8 @@ static bool refusal_explained(const struct plan *p, int r)
 				bad |= (unsigned char)*c < 0x20 || *c == 0x7f;
 		if (e->type == ASB_ENTRY_SYMLINK && !e->host_path[0])
 			bad = true;
+		if (e->type == ASB_ENTRY_SYMLINK && strlen(e->host_path) > 120)
+			longish = true;
 		if (e->type == ASB_ENTRY_DEVFS && strcmp(a, "/dev") != 0)
 			unplaceable = true;
 	}
