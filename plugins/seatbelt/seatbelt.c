@@ -592,25 +592,55 @@ static int proxy_env(const struct asb_host *host, struct asb_ctx *ctx)
 	return 0;
 }
 
+/* The developer directory xcrun runs tools from: what xcode-select chose
+ * (Xcode.app's or the standalone command line tools). */
+static void developer_dir(char *out, size_t len)
+{
+	char target[PATH_MAX];
+	ssize_t n = readlink("/private/var/db/xcode_select_link", target, sizeof(target) - 1);
+	if (n > 0 && target[0] == '/') {
+		target[n] = '\0';
+		snprintf(out, len, "%s", target);
+		return;
+	}
+	snprintf(out, len, "%s", SBPL_CLT_DIR);
+}
+
 /* Every executable on PATH that is one of Apple's shims (/usr/bin/git runs
- * the command line tools' git): the program it runs, executable. Then the
+ * the developer directory's git): the program it runs, executable. Then the
  * proxy's environment, and PATH, HOME, TMPDIR if the private directory's
  * name is known already. */
 static int sb_env(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct seatbelt *s = data;
+	char dev[PATH_MAX];
+	developer_dir(dev, sizeof(dev));
+	bool any = false;
 	int n = host->plan_exec_count(ctx);
 	for (int i = 0; i < n; i++) {
 		struct asb_exec e = {.struct_size = sizeof(e)};
 		if (host->plan_exec_get(ctx, (uint32_t)i, &e) < 0 || !e.host_path ||
 		    strncmp(e.host_path, "/usr/bin/", 9) != 0)
 			continue;
-		char real[PATH_MAX];
-		snprintf(real, sizeof(real), SBPL_CLT_DIR "/usr/bin/%s", e.host_path + 9);
+		char real[PATH_MAX * 2];
+		snprintf(real, sizeof(real), "%s/usr/bin/%s", dev, e.host_path + 9);
 		if (access(real, X_OK) != 0)
 			continue;
 		int r = host->plan_path(ctx, ASB_ENTRY_READ, real, NULL,
 		                        ASB_ENTRY_F_TRY | ASB_ENTRY_F_EXEC);
+		if (r < 0 && r != -ENOENT)
+			return r;
+		any = true;
+	}
+	if (any && strcmp(dev, SBPL_CLT_DIR) != 0) {
+		/* Xcode's developer directory: what the baseline gives the
+		 * standalone tools. */
+		char libexec[PATH_MAX * 2];
+		snprintf(libexec, sizeof(libexec), "%s/usr/libexec", dev);
+		int r = host->plan_path(ctx, ASB_ENTRY_READ, dev, NULL, ASB_ENTRY_F_TRY);
+		if (r >= 0 || r == -ENOENT)
+			r = host->plan_path(ctx, ASB_ENTRY_READ, libexec, NULL,
+			                    ASB_ENTRY_F_TRY | ASB_ENTRY_F_EXEC);
 		if (r < 0 && r != -ENOENT)
 			return r;
 	}
