@@ -18,8 +18,8 @@
  *      plan grants (tests/seatbelt/plan_ref.h, which also lists what the
  *      backend grants besides the entries); and the two readings agree.
  *      The same for connect and bind to a set of addresses and ports.
- *  O4  When no two paths of the plan are spellings of each other that differ
- *      only in case, a case variant (ASCII, U+017F for s, U+212A for k) of a
+ *  O4  When no two paths of the plan (entries, executables) are spellings of
+ *      each other that differ only in case, a case variant (ASCII, U+017F for s, U+212A for k) of a
  *      path the plan denies an operation on is denied that operation too.
  */
 #include "plan_ref.h"
@@ -504,10 +504,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	bool clash = false;
 	const char *spell[32];
 	size_t n_spell = 0;
-	static char cs[16][MAX_PATH + 16];
+	static char cs[20][MAX_PATH + 16];
 	for (uint32_t i = 0; i < pin->n_entries && n_spell < 14; i++)
 		if (nameable(pin->entries[i].dest)) {
 			canon(pin->entries[i].dest, cs[n_spell]);
+			spell[n_spell] = cs[n_spell];
+			n_spell++;
+		}
+	for (uint32_t i = 0; i < pin->n_execs && n_spell < 14 + 4; i++)
+		if (nameable(pin->execs[i].host_path)) {
+			canon(pin->execs[i].host_path, cs[n_spell]);
 			spell[n_spell] = cs[n_spell];
 			n_spell++;
 		}
