@@ -21,6 +21,7 @@ const struct sbpl_system_path sbpl_system_paths[] = {
     {"/System/Volumes/Preboot/Cryptexes", 0, "the dyld shared cache (macOS 13 and later)"},
     {"/Library/Apple", 0, "Rosetta and Apple frameworks outside the system volume"},
     {"/private/var/db/dyld", 0, "the dyld shared cache (older macOS)"},
+    {"/private/var/db/oah", 0, "Rosetta's translations of x86_64 code, mapped at run time"},
     {"/private/var/db/timezone", 0, "what /etc/localtime points to"},
     {SBPL_CLT_DIR, 0, "Apple's command line tools (git, make, python3 behind /usr/bin)"},
     {SBPL_CLT_DIR "/usr/libexec", ASB_ENTRY_F_EXEC, "git-core and the tools' own helpers"},
