@@ -65,8 +65,7 @@ void launch_free(struct launch *l)
 	if (l->sandbox_netns_fd >= 0)
 		close(l->sandbox_netns_fd);
 	network_stop(&l->net);
-	if (l->have_session)
-		session_close(&l->session);
+	session_close(&l->session);
 	*l = (struct launch){0};
 }
 
@@ -288,6 +287,32 @@ static int probe_backend(struct launch *l)
 	return r;
 }
 
+static int reserve_session(struct launch *l)
+{
+	const struct policy *p = l->policy;
+	_cleanup_free_ char *root = NULL;
+	int r = session_root(getenv("XDG_STATE_HOME"), p->home, &root);
+	if (r < 0) {
+		err_set("cannot place the session directory: $HOME and $XDG_STATE_HOME unset");
+		return r;
+	}
+	if ((r = session_reserve(&l->session, root, p->name.value)) < 0)
+		return r;
+	if (l->dry_run) {
+		free(l->session.dir);
+		if (!(l->session.dir = str_printf("%s/<session>", root)))
+			return -ENOMEM;
+		snprintf(l->session.id, sizeof(l->session.id), "<session-id>");
+	}
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		struct loaded_plugin *lp = &l->plugins[i];
+		free(lp->private_dir);
+		if (!(lp->private_dir = str_printf("%s/private/%s", l->session.dir, lp->name)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int build_backend(struct launch *l)
 {
 	const struct asb_host *host = host_table();
@@ -315,6 +340,10 @@ int launch_plan(struct launch *l)
 		l->plugins[i].configured = false;
 	if ((r = protections_check_names(l)) < 0)
 		return r;
+	/* Paths known from configure on (plugins plan with them); created in
+	 * launch_run. A dry run shows them as <session>. */
+	if ((r = reserve_session(l)) < 0)
+		return r;
 	if ((r = run_hook(l, "configure", offsetof(struct asb_hooks, configure))) < 0)
 		return r;
 	if ((r = network_configure(&l->net, p)) < 0)
@@ -340,7 +369,7 @@ int launch_plan(struct launch *l)
 		err_set("cannot place the session directory: $HOME and $XDG_STATE_HOME unset");
 		return r;
 	}
-	if ((r = network_plan(&l->net, &l->plan, state_root, l->caps)) < 0) {
+	if ((r = network_plan(&l->net, &l->plan, state_root, l->session.dir, l->caps)) < 0) {
 		if (!err_get())
 			err_set("cannot prepare the sandbox's network: %s", strerror(-r));
 		return r;
@@ -466,12 +495,15 @@ static int default_spawn(struct launch *l, pid_t *pid)
 	char **envp = build_envp(&l->plan);
 	if (!envp)
 		return -ENOMEM;
+	/* A backend whose sandbox keeps the host's paths (a profile) starts in
+	 * the working directory; one with its own view chdirs inside. */
 	struct spawn_opts o = {.keep_fds = l->keep_fds,
 	                       .n_keep_fds = l->n_keep_fds,
 	                       .limits = &set,
 	                       .no_new_privs = true,
 	                       .stdout_fd = -1,
-	                       .stderr_fd = -1};
+	                       .stderr_fd = -1,
+	                       .cwd = l->plan.chdir};
 	r = spawn_exec((const char *const *)l->out_argv.v, (const char *const *)envp, &o, pid);
 	free_envp(envp);
 	return r;
@@ -577,10 +609,7 @@ static int make_private_dirs(struct launch *l)
 		return -errno;
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		struct loaded_plugin *lp = &l->plugins[i];
-		lp->private_dir = str_printf("%s/%s", root, lp->name);
-		if (!lp->private_dir)
-			return -ENOMEM;
-		if (mkdir(lp->private_dir, 0700) < 0 && errno != EEXIST)
+		if (lp->private_dir && mkdir(lp->private_dir, 0700) < 0 && errno != EEXIST)
 			return -errno;
 	}
 	return 0;
@@ -600,11 +629,9 @@ static int start(struct launch *l, char **root_out)
 	struct policy *p = l->policy;
 	const struct asb_host *host = host_table();
 	int r;
-	if ((r = session_root(getenv("XDG_STATE_HOME"), p->home, root_out)) < 0) {
-		err_set("cannot place the session directory: $HOME and $XDG_STATE_HOME unset");
-		return r;
-	}
-	if ((r = session_create(&l->session, *root_out, p->name.value)) < 0) {
+	if (!(*root_out = strdup(l->session.root)))
+		return -ENOMEM;
+	if ((r = session_create(&l->session)) < 0) {
 		err_set("cannot create a session directory under %s: %s", *root_out, strerror(-r));
 		return r;
 	}

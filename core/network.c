@@ -163,17 +163,20 @@ static int ports_into_plan(const struct network *n, struct plan *plan)
  * it is made beside the session directories, linked into the session's once
  * that exists, and its first name goes at exit. */
 static int add_ca_bundle(struct network *n, struct plan *plan, const char *state_root,
-                         uint64_t caps)
+                         const char *session_dir, uint64_t caps)
 {
 	int r;
 	bool remap = caps & ASB_CAP_REMAP;
 	const char *inside = remap ? NET_CA_BUNDLE : NULL;
+	_cleanup_free_ char *shown = NULL;
 	if (!state_root) {
 		/* --show-config: show where it would be. */
-		if ((r = plan_path_unopened(plan, ASB_ENTRY_READ, "<session>/ca-bundle.pem",
+		if (!(shown = str_printf("%s/ca-bundle.pem", session_dir)))
+			return -ENOMEM;
+		if ((r = plan_path_unopened(plan, ASB_ENTRY_READ, shown,
 		                            remap ? NET_CA_BUNDLE : NULL, 0, "network")) < 0)
 			return r;
-		inside = remap ? NET_CA_BUNDLE : "<session>/ca-bundle.pem";
+		inside = remap ? NET_CA_BUNDLE : shown;
 	} else {
 		if ((r = mkdir_p(state_root, 0700)) < 0)
 			return r;
@@ -233,7 +236,8 @@ static int bind_host_listener(struct network *n)
 	return 0;
 }
 
-int network_plan(struct network *n, struct plan *plan, const char *state_root, uint64_t caps)
+int network_plan(struct network *n, struct plan *plan, const char *state_root,
+                 const char *session_dir, uint64_t caps)
 {
 	int r;
 	n->in_namespace = caps & ASB_CAP_NETNS;
@@ -276,7 +280,7 @@ int network_plan(struct network *n, struct plan *plan, const char *state_root, u
 	    (r = plan_setenv(plan, "no_proxy", "localhost,127.0.0.1,::1")) < 0)
 		return r;
 	plan->proxy_port = n->proxy_port;
-	return add_ca_bundle(n, plan, state_root, caps);
+	return add_ca_bundle(n, plan, state_root, session_dir, caps);
 }
 
 int network_bind_published(struct network *n)

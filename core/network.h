@@ -65,8 +65,10 @@ void network_init(struct network *n);
 int network_configure(struct network *n, const struct policy *p);
 
 /* The intent, entries and environment for the mode. state_root: where the
- * CA bundle file is made (NULL for a dry run); caps: the backend's. */
-int network_plan(struct network *n, struct plan *plan, const char *state_root, uint64_t caps);
+ * CA bundle file is made (NULL for a dry run, which shows it in
+ * session_dir); caps: the backend's. */
+int network_plan(struct network *n, struct plan *plan, const char *state_root,
+                 const char *session_dir, uint64_t caps);
 
 /* Bind published ports on the host now: a port in use is a setup error
  * before anything starts. */

@@ -32,13 +32,9 @@ static void sanitize_name(char *s)
 			*s = '_';
 }
 
-int session_create(struct session *s, const char *root, const char *name)
+int session_reserve(struct session *s, const char *root, const char *name)
 {
 	*s = (struct session){.lock_fd = -1};
-	int r = mkdir_p(root, 0700);
-	if (r < 0)
-		return r;
-
 	struct timespec ts;
 	struct tm tm;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -49,11 +45,26 @@ int session_create(struct session *s, const char *root, const char *name)
 	if (!clean)
 		return -ENOMEM;
 	sanitize_name(clean);
+	s->root = strdup(root);
+	s->dir = str_printf("%s/%s.%03ldZ-%d-%s", root, stamp, ts.tv_nsec / 1000000L, (int)getpid(),
+	                    clean);
+	if (!s->root || !s->dir)
+		return -ENOMEM;
+	uuid_t uu;
+	uuid_generate(uu);
+	uuid_unparse_lower(uu, s->id);
+	return 0;
+}
 
-	_cleanup_free_ char *tmp = str_printf("%s/.new-%d-XXXXXX", root, (int)getpid());
-	_cleanup_free_ char *final = str_printf("%s/%s.%03ldZ-%d-%s", root, stamp,
-	                                        ts.tv_nsec / 1000000L, (int)getpid(), clean);
-	if (!tmp || !final)
+int session_create(struct session *s)
+{
+	if (!s->root || !s->dir)
+		return -EINVAL;
+	int r = mkdir_p(s->root, 0700);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *tmp = str_printf("%s/.new-%d-XXXXXX", s->root, (int)getpid());
+	if (!tmp)
 		return -ENOMEM;
 	if (!mkdtemp(tmp))
 		return -errno;
@@ -70,19 +81,16 @@ int session_create(struct session *s, const char *root, const char *name)
 		rm_rf(tmp);
 		return r;
 	}
-	if (rename(tmp, final) < 0) {
-		r = -errno;
+	/* Never over an existing one: the name is this process's. */
+	struct stat st;
+	if (lstat(s->dir, &st) == 0 || rename(tmp, s->dir) < 0) {
+		r = errno ? -errno : -EEXIST;
 		close(fd);
 		rm_rf(tmp);
 		return r;
 	}
-	uuid_t uu;
-	uuid_generate(uu);
-	uuid_unparse_lower(uu, s->id);
-	s->root = strdup(root);
-	s->dir = TAKE_PTR(final);
 	s->lock_fd = fd;
-	return s->root ? 0 : -ENOMEM;
+	return 0;
 }
 
 static int cmp_names_desc(const void *a, const void *b)

@@ -110,8 +110,9 @@ extern "C" {
 	    * pts ptmx shm), private */
 
 /* Entry flags. */
-#define ASB_ENTRY_F_TRY    0x1u /* the host path may be missing: skip it then (plan_path
-                                 * checks now; an unpinned entry when the sandbox starts) */
+#define ASB_ENTRY_F_TRY                                                                            \
+	0x1u                    /* the host path may be missing: skip it then (plan_path           \
+	                         * checks now; an unpinned entry when the sandbox starts) */
 #define ASB_ENTRY_F_EXEC   0x2u /* the agent may execute files from here */
 #define ASB_ENTRY_F_DIR    0x4u /* a directory (set by the host for paths) */
 #define ASB_ENTRY_F_PINNED 0x8u /* fd is the very object the host checked */
@@ -248,10 +249,10 @@ struct asb_host {
 
 	/* Resolved policy values by name. Strings: "workspace", "home", "user",
 	 * "launch_dir", "config_file", "name", "command", "backend",
-	 * "session_dir" and "session_id" (from prepare on; "<session>" in a dry
-	 * run), "private_dir" (from prepare on: this plugin's own 0700
-	 * directory, removed at the end of the session). NULL when unknown or
-	 * unset. */
+	 * "session_dir", "session_id" and "private_dir" (this plugin's own
+	 * 0700 directory in the session, removed at the end of it): their
+	 * paths are known from configure on, the directories exist from
+	 * prepare on; "<session>" in a dry run. NULL when unknown or unset. */
 	const char *(*policy_string)(struct asb_ctx *ctx, const char *key);
 	/* Integers: "uid", "gid", "is_root", "dry_run" (--show-config/--check:
 	 * nothing will run), "hold" (the sandbox must wait for release),
@@ -386,6 +387,11 @@ struct asb_hooks {
 #define ASB_CAP_UNIX_RULES   (1ull << 13) /* can deny AF_UNIX by its own rules */
 #define ASB_CAP_NO_NEW_PRIVS (1ull << 14) /* nothing inside gains privileges by exec */
 #define ASB_CAP_HOLD         (1ull << 15) /* the sandbox waits for release */
+/* EPHEMERAL entries by stand-in: the home and the temporary directories are
+ * empty private directories elsewhere (HOME, TMPDIR point there), their
+ * real paths denied; other EPHEMERAL paths are sealed (nothing there is
+ * readable or writable). For backends that cannot mount (seatbelt). */
+#define ASB_CAP_EPHEMERAL_HOME (1ull << 16)
 
 struct asb_backend_ops {
 	uint32_t struct_size;

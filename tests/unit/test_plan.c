@@ -266,7 +266,8 @@ static void test_sessions(void **state)
 	char root[512];
 	snprintf(root, sizeof(root), "%s/state", tmp);
 	struct session live = {0};
-	assert_int_equal(session_create(&live, root, "live"), 0);
+	assert_int_equal(session_reserve(&live, root, "live"), 0);
+	assert_int_equal(session_create(&live), 0);
 	assert_true(live.lock_fd >= 0);
 	assert_int_equal(strlen(live.id), 36);
 	/* Older directories than the live one would be pruned first. */
