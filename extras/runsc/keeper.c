@@ -172,6 +172,38 @@ static void relay_done(char **kill_argv, struct relay_state *st, pid_t pid)
 	}
 }
 
+/* gVisor writes to a regular file on stdout or stderr at an offset of its
+ * own, from 0, not the file's: `(echo x; agentsandbox ...) >log` would
+ * overwrite what came before, and the caller's next write what the agent
+ * wrote. While runsc runs, such a file appends (the flag belongs to the open
+ * file, shared with the caller); after, its offset is moved to the end and
+ * the flag restored. */
+static unsigned set_append(void)
+{
+	unsigned set = 0;
+	for (int fd = 1; fd <= 2; fd++) {
+		struct stat st;
+		int flags = fcntl(fd, F_GETFL);
+		if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || flags < 0 || (flags & O_APPEND))
+			continue;
+		if (fcntl(fd, F_SETFL, flags | O_APPEND) == 0)
+			set |= 1u << fd;
+	}
+	return set;
+}
+
+static void clear_append(unsigned set)
+{
+	for (int fd = 1; fd <= 2; fd++) {
+		int flags = fcntl(fd, F_GETFL);
+		if (!(set & (1u << fd)) || flags < 0)
+			continue;
+		/* gVisor appended with pwrite, which leaves the offset. */
+		lseek(fd, 0, SEEK_END);
+		fcntl(fd, F_SETFL, flags & ~O_APPEND);
+	}
+}
+
 struct keeper_args {
 	char **run_argv;
 	char **kill_argv;
@@ -201,9 +233,13 @@ static __attribute__((noreturn)) void keeper_main(const struct keeper_args *a)
 	if (a->userns_fd >= 0) {
 		if (setns(a->userns_fd, CLONE_NEWUSER) < 0)
 			_exit(125);
-		/* In; the launcher maps us to root there, then lets us go on. */
-		if (write(a->to_parent, "u", 1) != 1 || read(a->from_parent, &c, 1) != 1 ||
-		    c != 'm')
+		/* In; the launcher maps us to root there, then lets us go on.
+		 * It writes our /proc files, which a non-dumpable process
+		 * (the launcher is, and so are its forks) keeps root's: for
+		 * that moment we are dumpable. */
+		if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) < 0 || write(a->to_parent, "u", 1) != 1 ||
+		    read(a->from_parent, &c, 1) != 1 || c != 'm' ||
+		    prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
 			_exit(125);
 	}
 	if (a->netns_fd >= 0 && setns(a->netns_fd, CLONE_NEWNET) < 0)
@@ -224,6 +260,7 @@ static __attribute__((noreturn)) void keeper_main(const struct keeper_args *a)
 	}
 
 	pid_t keeper = getpid();
+	unsigned appending = set_append();
 	pid_t run = fork();
 	if (run < 0)
 		_exit(125);
@@ -262,8 +299,10 @@ static __attribute__((noreturn)) void keeper_main(const struct keeper_args *a)
 		int st;
 		pid_t w;
 		while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
-			if (w == run)
+			if (w == run) {
+				clear_append(appending);
 				_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+			}
 			relay_done(a->kill_argv, &relays, w);
 		}
 	}
@@ -313,7 +352,7 @@ int keeper_spawn(const struct asb_host *host, struct asb_ctx *ctx, struct runsc 
 		return r;
 	struct keeper_args a = {.run_argv = argv_with(rs, run_tail),
 	                        .kill_argv = argv_with(rs, kill_tail),
-	                        .lock_path = rs->hold ? lock : NULL,
+	                        .lock_path = rs->hooked ? lock : NULL,
 	                        .launcher = getpid(),
 	                        .userns_fd = -1,
 	                        .netns_fd = rs->use_netns ? rs->netns_fd : -1,
@@ -356,6 +395,18 @@ int keeper_spawn(const struct asb_host *host, struct asb_ctx *ctx, struct runsc 
 			    "runsc: cannot map you to root in the sandbox's user namespace: %s",
 			    strerror(-r));
 		/* On failure the keeper exits: await_start reports it. */
+	}
+	if (r == 0 && rs->hooked && !rs->hold) {
+		/* Nothing to wire, no plugin to run in between: hold only for
+		 * the pinned paths' check, and release at once. */
+		if ((r = keeper_await_start(host, ctx, rs)) == 0)
+			r = keeper_release(host, ctx, rs);
+		if (r < 0) {
+			kill(child, SIGKILL);
+			while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+				;
+			rs->spawned = false;
+		}
 	}
 out:
 	for (int i = 0; i < 2; i++) {
@@ -429,6 +480,9 @@ int keeper_await_start(const struct asb_host *host, struct asb_ctx *ctx, struct 
 		host->log(ctx, ASB_LOG_ERROR, "runsc: its state has no pid");
 		return -EPROTO;
 	}
+	int r = pins_verify(host, ctx, rs);
+	if (r < 0)
+		return r;
 	struct asb_sandbox sb = {.struct_size = sizeof(sb),
 	                         .pid = rs->sandbox,
 	                         .netns_fd = rs->use_netns ? rs->netns_fd : -1};

@@ -20,10 +20,13 @@
 #define RUNSC_CAPS                                                                                 \
 	(ASB_CAP_FS_VIEW | ASB_CAP_REMAP | ASB_CAP_EPHEMERAL | ASB_CAP_FILES | ASB_CAP_MASKS |     \
 	 ASB_CAP_PID_NS | ASB_CAP_NETNS | ASB_CAP_SECCOMP | ASB_CAP_LIMITS |                       \
-	 ASB_CAP_NO_NEW_PRIVS | ASB_CAP_HOLD)
-/* Not: FS_RULES (a view, not a profile), FD_BINDS (runsc's gofer opens
- * mount sources by name, in its own pid namespace: /proc/self/fd paths do
- * not reach our fds), NET_RULES (the core wires our network namespace),
+	 ASB_CAP_NO_NEW_PRIVS | ASB_CAP_HOLD | ASB_CAP_FD_BINDS)
+/* FD_BINDS without binding fds: runsc's gofer opens mount sources by name,
+ * in its own pid namespace (a /proc/self/fd path names its fds, not ours),
+ * so pins.c checks, before the agent runs, that each pinned path is inside
+ * the very object the core checked, and stops the launch otherwise.
+ * Not: FS_RULES (a view, not a profile), NET_RULES (the core wires our
+ * network namespace),
  * LANDLOCK (ENOSYS in gVisor), UNIX_RULES (the seccomp filter does it). */
 
 static const char *const runsc_dirs[] = {"/usr/bin",
@@ -146,7 +149,7 @@ static int runsc_probe(const struct asb_host *host, struct asb_ctx *ctx, void *d
 		 * no hold (no network to wire, no plugin hook in between). */
 		host->log(ctx, ASB_LOG_INFO, "runsc: cannot hold the sandbox: %s", flock_why);
 		rs->flock[0] = '\0';
-		*caps &= ~ASB_CAP_HOLD;
+		*caps &= ~(ASB_CAP_HOLD | ASB_CAP_FD_BINDS);
 	}
 	int64_t v = 0;
 	(void)host->policy_int(ctx, "is_root", &v);
@@ -214,7 +217,10 @@ static int settle(const struct asb_host *host, struct asb_ctx *ctx, struct runsc
 	int64_t hold = 0;
 	(void)host->policy_int(ctx, "hold", &hold);
 	rs->hold = hold;
-	if (rs->hold && !rs->flock[0])
+	/* Held also when the core does not ask: the pinned paths are checked
+	 * then (pins.c), and spawn releases the sandbox itself. */
+	rs->hooked = rs->flock[0] != '\0';
+	if (rs->hold && !rs->hooked)
 		return -EOPNOTSUPP; /* the core refused this already (no ASB_CAP_HOLD) */
 	return 0;
 }
@@ -245,7 +251,7 @@ static int runsc_prepare(const struct asb_host *host, struct asb_ctx *ctx, void 
 		if ((r = mkdir_in(rs, dirs[i].name, dirs[i].mode)) < 0)
 			return r;
 	char path[PATH_MAX];
-	if (rs->hold) {
+	if (rs->hooked) {
 		snprintf(path, sizeof(path), "%s/" RUNSC_READY, rs->dir);
 		if (mkfifo(path, 0600) < 0)
 			return -errno;

@@ -70,8 +70,9 @@ struct runsc {
 	char *dir; /* private_dir */
 	char id[96];
 	bool use_netns; /* a network namespace the core wires (else --network=none) */
-	bool hold;
-	int ready_fd; /* FIFO: the prestart hook writes runsc's state here */
+	bool hold;      /* the core holds the sandbox (await_start, release) */
+	bool hooked;    /* the prestart hook holds it: always, when flock(1) is there */
+	int ready_fd;   /* FIFO: the prestart hook writes runsc's state here */
 	int netns_fd;
 
 	/* build */
@@ -103,6 +104,9 @@ int spec_source_path(const struct runsc *rs, const struct item *it, char *out, s
 
 /* files.c: make the bundle's files in the private directory. */
 int files_materialize(const struct asb_host *host, struct asb_ctx *ctx, struct runsc *rs);
+
+/* pins.c: while held, the gofer's mounts are the objects the core checked. */
+int pins_verify(const struct asb_host *host, struct asb_ctx *ctx, const struct runsc *rs);
 
 /* keeper.c: the ops that run the sandbox. */
 int keeper_spawn(const struct asb_host *host, struct asb_ctx *ctx, struct runsc *rs, int64_t *pid);

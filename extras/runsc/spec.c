@@ -240,7 +240,7 @@ int spec_render(const struct asb_host *host, struct asb_ctx *ctx, struct runsc *
 	mounts(&j, rs);
 
 	json_object_begin(&j, "hooks");
-	if (rs->hold) {
+	if (rs->hooked) {
 		static const char *const held[] = {RUNSC_READY, RUNSC_LOCK, RUNSC_RELEASED, NULL};
 		json_array_begin(&j, "prestart");
 		hook(&j, rs, hold_script, held);

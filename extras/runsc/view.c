@@ -169,7 +169,7 @@ static int add_entry(const struct asb_host *host, struct asb_ctx *ctx, struct vi
 		if (!(it->source = strdup(e->host_path)))
 			return -ENOMEM;
 		struct stat st;
-		if (e->fd >= 0 && fstat(e->fd, &st) == 0) {
+		if ((e->flags & ASB_ENTRY_F_PINNED) && e->fd >= 0 && fstat(e->fd, &st) == 0) {
 			it->pinned = true;
 			it->dev = st.st_dev;
 			it->ino = st.st_ino;
