@@ -3,7 +3,9 @@
  * with the session): generated files, empty masks, the executables'
  * symlinks under ASB_RUN_DIR, the symlinks and mount points of the root,
  * made before runsc starts. Nothing else writes there before the sandbox
- * runs, so plain paths are safe; everything is created exclusively. */
+ * runs, so plain paths are safe; everything is created exclusively. What
+ * is read-only inside is so by its mount; on the host our directories stay
+ * writable by their owner, so that whoever removes a session can. */
 #include "runsc.h"
 
 #include <errno.h>
@@ -119,7 +121,7 @@ static int run_dir(const struct asb_host *host, struct asb_ctx *ctx, const struc
 		if (symlink(x.host_path, link) < 0)
 			return -errno;
 	}
-	return chmod(bin, 0555) < 0 ? -errno : 0;
+	return 0;
 }
 
 int files_materialize(const struct asb_host *host, struct asb_ctx *ctx, struct runsc *rs)
@@ -160,7 +162,7 @@ int files_materialize(const struct asb_host *host, struct asb_ctx *ctx, struct r
 			return r;
 		}
 	}
-	/* The final modes last: a 0555 directory takes no more entries. */
+	/* The final modes last (an ephemeral directory's may allow us less). */
 	for (size_t i = 0; i < rs->view.n; i++) {
 		const struct item *it = &rs->view.v[i];
 		if (it->gen != G_DIR && it->gen != G_EPHEMERAL && it->gen != G_RUN_DIR)

@@ -19,6 +19,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <linux/nsfs.h>
 #include <poll.h>
 #include <sched.h>
@@ -480,6 +481,11 @@ int keeper_await_start(const struct asb_host *host, struct asb_ctx *ctx, struct 
 		host->log(ctx, ASB_LOG_ERROR, "runsc: its state has no pid");
 		return -EPROTO;
 	}
+	/* runsc has the spec now (and keeps it in its state directory until
+	 * the container is deleted): the file with the environment goes. */
+	char spec[PATH_MAX];
+	if (private_path(rs, RUNSC_BUNDLE "/config.json", spec, sizeof(spec)) == 0)
+		(void)unlink(spec);
 	int r = pins_verify(host, ctx, rs);
 	if (r < 0)
 		return r;
@@ -524,8 +530,24 @@ int keeper_wait(const struct asb_host *host, struct asb_ctx *ctx, struct runsc *
 	return -EIO;
 }
 
+static int make_removable(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_D || flag == FTW_DNR || flag == FTW_DP)
+		(void)chmod(path, (st->st_mode & 07777) | S_IRWXU);
+	return 0;
+}
+
 void keeper_cleanup(const struct asb_host *host, struct asb_ctx *ctx, struct runsc *rs)
 {
+	/* The core removes the private directory: ours are read-only (the
+	 * executables, masks) and the agent may have made directories in an
+	 * ephemeral one that nobody can write to; owners may, once allowed. */
+	char path[PATH_MAX];
+	static const char *const trees[] = {RUNSC_RUN, RUNSC_DIRS, RUNSC_ROOTFS};
+	for (size_t i = 0; rs->dir && i < sizeof(trees) / sizeof(trees[0]); i++)
+		if (private_path(rs, trees[i], path, sizeof(path)) == 0)
+			(void)nftw(path, make_removable, 16, FTW_PHYS);
 	if (rs->spawned && rs->is_root) {
 		/* runsc run deletes its container when it ends; this is for one
 		 * it left behind (killed while held). Unprivileged, runsc ran in

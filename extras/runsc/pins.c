@@ -51,8 +51,9 @@ static bool argv0_is(pid_t pid, const char *argv0)
 	return strcmp(buf, argv0) == 0;
 }
 
-/* The child of `parent` whose argv[0] is `argv0`. */
-static pid_t child_named(pid_t parent, const char *argv0)
+/* Below `ancestor` (a few levels: runsc --rootless runs itself again in a
+ * user namespace first), the process whose argv[0] is `argv0`. */
+static pid_t descendant_named(pid_t ancestor, const char *argv0)
 {
 	DIR *d = opendir("/proc");
 	if (!d)
@@ -63,8 +64,12 @@ static pid_t child_named(pid_t parent, const char *argv0)
 		if (!isdigit((unsigned char)e->d_name[0]))
 			continue;
 		pid_t pid = (pid_t)atoi(e->d_name);
-		if (parent_of(pid) == parent && argv0_is(pid, argv0))
-			found = pid;
+		if (!argv0_is(pid, argv0))
+			continue;
+		pid_t up = pid;
+		for (int depth = 0; depth < 4 && up > 1 && found < 0; depth++)
+			if ((up = parent_of(up)) == ancestor)
+				found = pid;
 	}
 	closedir(d);
 	return found;
@@ -77,8 +82,7 @@ int pins_verify(const struct asb_host *host, struct asb_ctx *ctx, const struct r
 		pinned += rs->view.v[i].pinned;
 	if (!pinned)
 		return 0;
-	pid_t run = child_named(rs->keeper, rs->runsc);
-	pid_t gofer = run > 0 ? child_named(run, "runsc-gofer") : run;
+	pid_t gofer = descendant_named(rs->keeper, "runsc-gofer");
 	if (gofer < 0) {
 		host->log(ctx, ASB_LOG_ERROR,
 		          "runsc: cannot find its gofer, to check the pinned paths: %s",

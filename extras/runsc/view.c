@@ -188,7 +188,7 @@ static int add_entry(const struct asb_host *host, struct asb_ctx *ctx, struct vi
 		if (e->flags & ASB_ENTRY_F_DIR) {
 			it->gen = G_DIR;
 			it->dir = true;
-			it->mode = 0555;
+			it->mode = 0755; /* read-only by its mount */
 		} else {
 			it->gen = G_FILE;
 			if (!it->mode)
@@ -316,9 +316,9 @@ int view_build(const struct asb_host *host, struct asb_ctx *ctx, struct view *v)
 	view_free(v);
 	/* gVisor mounts its own /proc, /sys and /dev where the spec has
 	 * nothing: empty read-only directories unless the plan covers them. */
-	if ((r = push_own(v, G_DIR, "/proc", 0555, "runsc (no procfs in the plan)")) < 0 ||
-	    (r = push_own(v, G_DIR, "/sys", 0555, "runsc (no sysfs in agentsandbox)")) < 0 ||
-	    (r = push_own(v, G_DIR, "/dev", 0555, "runsc (no /dev in the plan)")) < 0)
+	if ((r = push_own(v, G_DIR, "/proc", 0755, "runsc (no procfs in the plan)")) < 0 ||
+	    (r = push_own(v, G_DIR, "/sys", 0755, "runsc (no sysfs in agentsandbox)")) < 0 ||
+	    (r = push_own(v, G_DIR, "/dev", 0755, "runsc (no /dev in the plan)")) < 0)
 		return r;
 	bool run_dir = false;
 	int n = host->plan_entry_count(ctx);
