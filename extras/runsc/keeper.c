@@ -461,6 +461,12 @@ int keeper_await_start(const struct asb_host *host, struct asb_ctx *ctx, struct 
 				break;
 			continue;
 		}
+		if (n > 0) {
+			/* The hook closed the FIFO with nothing (more) written:
+			 * it failed, and runsc is on its way out. */
+			struct timespec pause = {0, 50 * 1000 * 1000};
+			nanosleep(&pause, NULL);
+		}
 		if (keeper_exited(rs)) {
 			host->log(ctx, ASB_LOG_ERROR,
 			          "runsc exited before the sandbox existed (its own message, if "

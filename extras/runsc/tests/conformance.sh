@@ -5,8 +5,9 @@
 #
 #   ASB=/path/to/agentsandbox RUNSC_TESTS=BUILD/tests [ASB_PLUGIN_DIR=DIR] conformance.sh
 #
-# ASB_PLUGIN_DIR holds runsc.so unless it is installed; RUNSC_TESTS is this
-# project's build directory of tests (runsc-probe, conform.so).
+# ASB_PLUGIN_DIR (DIR[:DIR...]) holds runsc.so unless it is installed;
+# RUNSC_TESTS is this project's build directory of tests (runsc-probe,
+# conform.so).
 . "$(dirname "$0")/tap.sh"
 
 : "${ASB:?set ASB to the agentsandbox launcher}"
@@ -16,8 +17,11 @@ PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "no $PY (the checks inside use it)"
 [ -x /usr/bin/runsc ] || [ -x /usr/local/bin/runsc ] || [ -x /usr/sbin/runsc ] || skip_all "runsc is not installed"
 [ -x "$PROBE" ] || skip_all "the probe is not built ($PROBE)"
-dirs=(--plugin-dir "$RUNSC_TESTS")
-[ -n "${ASB_PLUGIN_DIR:-}" ] && dirs=(--plugin-dir "$ASB_PLUGIN_DIR" "${dirs[@]}")
+# ASB_PLUGIN_DIR: where runsc.so is, unless installed (DIR[:DIR...]).
+dirs=()
+IFS=: read -ra pdirs <<<"${ASB_PLUGIN_DIR:-}"
+for d in "${pdirs[@]+"${pdirs[@]}"}"; do [ -n "$d" ] && dirs+=(--plugin-dir "$d"); done
+dirs+=(--plugin-dir "$RUNSC_TESTS")
 asb() { "$ASB" "${dirs[@]}" "$@"; }
 root=0
 [ "$(id -u)" -eq 0 ] && root=1
