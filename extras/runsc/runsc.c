@@ -129,6 +129,26 @@ static int read_version(const struct asb_host *host, struct asb_ctx *ctx, struct
 	return 0;
 }
 
+/* gVisor releases before 2023 refuse statx() with AT_NO_AUTOMOUNT (later
+ * ones ignore the flag, gVisor bug b/270247637): coreutils' ls and stat
+ * fail inside. Version strings: "release-20221219.0", "0.0~20221219.0". */
+static const char statx_note[] = "this gVisor refuses statx(AT_NO_AUTOMOUNT), so coreutils' ls "
+                                 "and stat fail inside with EINVAL (releases from 2023 on "
+                                 "accept it)";
+
+static bool statx_broken(const char *version)
+{
+	for (const char *c = version; *c; c++) {
+		char *end;
+		unsigned long date = strtoul(c, &end, 10);
+		if (end - c == 8)
+			return date < 20230301;
+		if (end > c)
+			c = end - 1;
+	}
+	return false;
+}
+
 static int runsc_probe(const struct asb_host *host, struct asb_ctx *ctx, void *data, uint64_t *caps,
                        char *why, size_t why_len)
 {
@@ -187,6 +207,8 @@ static int runsc_probe(const struct asb_host *host, struct asb_ctx *ctx, void *d
 		snprintf(why, why_len, "%s --version failed", rs->runsc);
 		return r;
 	}
+	if (statx_broken(rs->version))
+		host->log(ctx, ASB_LOG_INFO, "runsc %s: %s", rs->version, statx_note);
 	host->log(ctx, ASB_LOG_INFO, "using %s, runsc %s (root-owned, not writable by others)%s",
 	          rs->runsc, rs->version, rs->is_root ? "" : ", as root of a user namespace");
 	return 0;
@@ -379,8 +401,10 @@ static int runsc_describe(const struct asb_host *host, struct asb_ctx *ctx, void
 		r = host->describe(ctx, "version", rs->version[0] ? rs->version : "unknown");
 	if (r >= 0)
 		r = host->describe(ctx, "platform", rs->platform);
+	if (r >= 0 && statx_broken(rs->version))
+		r = host->describe(ctx, "known_issue", statx_note);
 	if (r >= 0)
-		r = host->describe(ctx, "runs as",
+		r = host->describe(ctx, "runs_as",
 		                   rs->is_root
 		                       ? "root"
 		                       : "root of a user namespace mapped to you (the agent "

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void m_log(struct asb_ctx *ctx, int level, const char *fmt, ...)
+ASB_PRINTF(3, 4) static void m_log(struct asb_ctx *ctx, int level, const char *fmt, ...)
 {
 	size_t used = strlen(ctx->log);
 	va_list ap;
@@ -37,6 +37,7 @@ static int m_config_string(struct asb_ctx *ctx, const char *key, const char **ou
 	return 0;
 }
 
+ASB_PRINTF(3, 4)
 static int m_config_error(struct asb_ctx *ctx, const char *key, const char *fmt, ...)
 {
 	(void)key;
