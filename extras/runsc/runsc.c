@@ -129,11 +129,11 @@ static int read_version(const struct asb_host *host, struct asb_ctx *ctx, struct
 	return 0;
 }
 
-/* gVisor releases before 2023 refuse statx() with AT_NO_AUTOMOUNT (later
- * ones ignore the flag, gVisor bug b/270247637): coreutils' ls and stat
- * fail inside. Version strings: "release-20221219.0", "0.0~20221219.0". */
+/* gVisor before 2023-02-21 (its commit 7a0c4b574, "Ignore AT_NO_AUTOMOUNT
+ * flag in statx() calls") refuses statx() with AT_NO_AUTOMOUNT: coreutils'
+ * ls and stat fail inside. Versions: "release-20221219.0", "0.0~20221219.0". */
 static const char statx_note[] = "this gVisor refuses statx(AT_NO_AUTOMOUNT), so coreutils' ls "
-                                 "and stat fail inside with EINVAL (releases from 2023 on "
+                                 "and stat fail inside with EINVAL (releases after 2023-02-21 "
                                  "accept it)";
 
 static bool statx_broken(const char *version)
@@ -142,7 +142,7 @@ static bool statx_broken(const char *version)
 		char *end;
 		unsigned long date = strtoul(c, &end, 10);
 		if (end - c == 8)
-			return date < 20230301;
+			return date < 20230222;
 		if (end > c)
 			c = end - 1;
 	}

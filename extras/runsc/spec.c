@@ -16,10 +16,10 @@
 
 /* The prestart hook, run by runsc on the host once the sandbox exists: it
  * hands runsc's state (which has the sandbox's pid) to the launcher through
- * the FIFO $1, then waits for the launcher's lock on $2 to go. Released
- * ($3 exists): runsc starts the agent. The launcher gone without releasing
- * (its lock goes with it): the hook fails and runsc tears the sandbox down.
- * flock(1) is $4. */
+ * the FIFO $1, then waits for the keeper's lock on $2 to go (keeper.c).
+ * Released ($3 exists): runsc starts the agent. The launcher gone without
+ * releasing (the keeper, and its lock, go with it): the hook fails and runsc
+ * tears the sandbox down. flock(1) is $4. */
 static const char hold_script[] =
     "exec 3<>\"$1\" || exit 1; IFS= read -r state; printf '%s\\n' \"$state\" >&3 || exit 1; "
     "exec 3>&-; \"$4\" -s \"$2\" true && test -e \"$3\"";
