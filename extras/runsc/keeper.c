@@ -274,7 +274,8 @@ static __attribute__((noreturn)) void keeper_main(const struct keeper_args *a)
 		execve(a->run_argv[0], a->run_argv, (char *const *)runsc_env);
 		_exit(125);
 	}
-	static struct relay_state relays;
+	struct relay_state relays;
+	memset(&relays, 0, sizeof(relays));
 	for (;;) {
 		siginfo_t si;
 		int sig = sigwaitinfo(&set, &si);
