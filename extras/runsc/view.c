@@ -151,6 +151,14 @@ static int add_entry(const struct asb_host *host, struct asb_ctx *ctx, struct vi
 	    !e->host_path)
 		return -EINVAL;
 
+	/* Unpinned and allowed to be missing: decided now, right before the
+	 * sandbox starts (a path gone after this fails the mount: no agent). */
+	struct stat st;
+	if ((e->type == ASB_ENTRY_READ || e->type == ASB_ENTRY_WRITE) &&
+	    (e->flags & ASB_ENTRY_F_TRY) && e->fd < 0 && lstat(e->host_path, &st) < 0 &&
+	    errno == ENOENT)
+		return 0;
+
 	struct item *it = push(v);
 	if (!it)
 		return -ENOMEM;
@@ -168,11 +176,13 @@ static int add_entry(const struct asb_host *host, struct asb_ctx *ctx, struct vi
 		it->dir = e->flags & ASB_ENTRY_F_DIR;
 		if (!(it->source = strdup(e->host_path)))
 			return -ENOMEM;
-		struct stat st;
 		if ((e->flags & ASB_ENTRY_F_PINNED) && e->fd >= 0 && fstat(e->fd, &st) == 0) {
 			it->pinned = true;
 			it->dev = st.st_dev;
 			it->ino = st.st_ino;
+			it->dir = S_ISDIR(st.st_mode);
+		} else if (stat(e->host_path, &st) == 0) {
+			/* By name: what its mount point must be. */
 			it->dir = S_ISDIR(st.st_mode);
 		}
 		return 0;

@@ -119,6 +119,21 @@ static void test_links_and_own_dirs(void)
 	view_free(&v);
 }
 
+static void test_try(void)
+{
+	struct view v = {0};
+	mock_reset(&ctx);
+	mock_entry(&ctx, ASB_ENTRY_READ, "/nonexistent/asb-runsc-test", "/opt/a", ASB_ENTRY_F_TRY);
+	mock_entry(&ctx, ASB_ENTRY_READ, "/", "/opt/b", ASB_ENTRY_F_TRY);
+	mock_entry(&ctx, ASB_ENTRY_READ, "/nonexistent/asb-runsc-test", "/opt/c", 0);
+	CHECK(build(&v) == 0, "a plan with missing paths builds");
+	CHECK(find(&v, "/opt/a") < 0, "an unpinned F_TRY entry whose path is missing is skipped");
+	int b = find(&v, "/opt/b");
+	CHECK(b >= 0 && v.v[b].dir, "one whose path exists is kept (a directory, by name)");
+	CHECK(find(&v, "/opt/c") >= 0, "without F_TRY it stays (and the mount fails, closed)");
+	view_free(&v);
+}
+
 static void test_refusals(void)
 {
 	struct view v = {0};
@@ -227,6 +242,7 @@ int main(void)
 	host = mock_host();
 	test_cover_and_order();
 	test_links_and_own_dirs();
+	test_try();
 	test_refusals();
 	test_spec();
 	return check_done();
