@@ -201,6 +201,19 @@ except MemoryError: print(\"as-limited\")"')
 like "$out" "^1234$" "limits: nofile"
 like "$out" "^321$" "limits: nproc"
 like "$out" "^as-limited$" "limits: the address space"
+cfg nproc 'limits = { nproc = 20; };'
+out=$(sb nproc "python3 -c '
+import os, time
+n = 0
+try:
+    for i in range(60):
+        if os.fork() == 0:
+            time.sleep(3); os._exit(0)
+        n += 1
+    print(\"forked\", n)
+except OSError as e:
+    print(\"stopped at\", n)'")
+like "$out" "^stopped at 19$" "limits: nproc binds (gVisor applies it to uid 0 too)"
 cfg cpu 'limits = { cpu = 60; };'
 out=$(sb cpu 'echo ran')
 rc=$?
