@@ -173,7 +173,7 @@ int protections_evaluate(struct launch *l)
 	       plan->n_entries);
 	s[PROT_PINNED_PATHS].given = c & ASB_CAP_FD_BINDS;
 	detail(&s[PROT_PINNED_PATHS], "%s",
-	       (c & ASB_CAP_FD_BINDS) ? "bound through the fds that were checked"
+	       (c & ASB_CAP_FD_BINDS) ? "exposed as the very objects that were checked"
 	                              : "re-resolved by name when the sandbox starts");
 	const struct {
 		int prot;

@@ -141,16 +141,25 @@ int session_prune(const char *root, size_t keep)
 	if (names.n > 1)
 		qsort(names.v, names.n, sizeof(char *), cmp_names_desc);
 	int removed = 0;
-	for (size_t i = keep; i < names.n; i++) {
+	for (size_t i = 0; i < names.n; i++) {
 		_cleanup_free_ char *dir = str_printf("%s/%s", root, names.v[i]);
 		_cleanup_free_ char *lock = str_printf("%s/%s/" LOCK_NAME, root, names.v[i]);
-		if (!dir || !lock)
+		_cleanup_free_ char *priv = str_printf("%s/%s/private", root, names.v[i]);
+		if (!dir || !lock || !priv)
 			continue;
 		_cleanup_close_ int fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
 			continue; /* its sandbox still runs */
-		if (rm_rf(dir) == 0)
-			removed++;
+		if (i >= keep) {
+			if (rm_rf(dir) == 0)
+				removed++;
+			continue;
+		}
+		/* Kept, but ended: a launcher killed outright left its private
+		 * directories (bundles, runtime state) behind. */
+		struct stat st;
+		if (lstat(priv, &st) == 0)
+			(void)rm_rf(priv);
 	}
 	strv_clear(&names);
 	return removed;

@@ -9,6 +9,8 @@ packages=(
     libconfig-dev libseccomp-dev libssl-dev libev-dev uuid-dev libcmocka-dev
     # run: the sandbox, and user-mode networking for the open mode
     bubblewrap slirp4netns ca-certificates
+    # the gVisor backend (extras/runsc), built and tested the way a third party would
+    runsc
     # tests: real tools inside and around the sandbox
     git curl openssl python3 procps util-linux bsdutils binutils passwd iproute2 nix-bin
 )
