@@ -335,9 +335,12 @@ struct asb_host {
 	 * command. *pid is the process to hand back from spawn. */
 	int (*spawn_program)(struct asb_ctx *ctx, const char *const *argv, const char *const *envp,
 	                     const int *keep_fds, uint32_t n_keep_fds, int64_t *pid);
-	/* Linux: a new network namespace with only loopback, up, owned by the
-	 * launcher's user namespace (fd, O_CLOEXEC; the caller closes it), for
-	 * backends that put their sandbox into one. -EOPNOTSUPP elsewhere. */
+	/* Linux: a new network namespace with only loopback, up (fd,
+	 * O_CLOEXEC; the caller closes it), for backends that put their sandbox
+	 * into one. As root it is owned by the launcher's user namespace;
+	 * unprivileged, by a new user namespace without uid or gid maps yet
+	 * (NS_GET_USERNS on the fd; extras/runsc maps it). -EOPNOTSUPP
+	 * elsewhere. */
 	int (*net_namespace_new)(struct asb_ctx *ctx, int *fd);
 };
 
