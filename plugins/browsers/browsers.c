@@ -505,8 +505,10 @@ static int browsers_env(const struct asb_host *host, struct asb_ctx *ctx, void *
 			    str_printf("%s/.mozilla/firefox/" FIREFOX_PROFILE_NAME, st->home);
 			if (!prof)
 				return -ENOMEM;
+			/* The profile's remote-settings server (nowhere) is honoured. */
 			if ((r = set(host, ctx, st, "FIREFOX_PROFILE", prof)) < 0 ||
-			    (r = set(host, ctx, st, "MOZ_LEGACY_PROFILES", "1")) < 0)
+			    (r = set(host, ctx, st, "MOZ_LEGACY_PROFILES", "1")) < 0 ||
+			    (r = set(host, ctx, st, "MOZ_REMOTE_SETTINGS_DEVTOOLS", "1")) < 0)
 				return r;
 		}
 		if (st->sandbox[ENGINE_FIREFOX] == SANDBOX_OFF) {
@@ -631,8 +633,11 @@ static void browsers_post_exit(const struct asb_host *host, struct asb_ctx *ctx,
 	profiles_remove(&st->profiles);
 }
 
+/* The network hook matters only in the filtered mode, where the core holds
+ * the sandbox anyway to wire it; seatbelt cannot hold one. */
 static const struct asb_hooks browsers_hooks = {
     .struct_size = sizeof(struct asb_hooks),
+    .flags = ASB_HOOKS_F_ONLY_IF_HELD,
     .configure = browsers_configure,
     .pre_mount = browsers_pre_mount,
     .env = browsers_env,

@@ -83,15 +83,17 @@ int engine_chrome_flags(bool no_sandbox, bool macos, char *out, size_t len)
 	 * calling home: component and variations updates, sync, metrics,
 	 * Safe Browsing, the first-run and default-browser prompts, the
 	 * desktop keyring (there is no D-Bus inside). */
-	int n = snprintf(out, len,
-	                 "--disable-background-networking --disable-component-update "
-	                 "--disable-sync --disable-default-apps --disable-domain-reliability "
-	                 "--disable-client-side-phishing-detection "
-	                 "--disable-features=MediaRouter,OptimizationHints,Translate "
-	                 "--metrics-recording-only --no-first-run --no-default-browser-check "
-	                 "--password-store=basic%s%s",
-	                 macos ? " --use-mock-keychain --remote-debugging-pipe" : "",
-	                 no_sandbox ? " --no-sandbox" : "");
+	int n =
+	    snprintf(out, len,
+	             "--disable-background-networking --disable-component-update "
+	             "--disable-sync --disable-default-apps --disable-domain-reliability "
+	             "--disable-client-side-phishing-detection "
+	             "--disable-features=MediaRouter,NetworkTimeServiceQuerying,OptimizationHints,"
+	             "Translate "
+	             "--metrics-recording-only --no-first-run --no-default-browser-check "
+	             "--password-store=basic%s%s",
+	             macos ? " --use-mock-keychain --remote-debugging-pipe" : "",
+	             no_sandbox ? " --no-sandbox" : "");
 	return n < 0 || (size_t)n >= len ? -1 : 0;
 }
 
@@ -112,6 +114,7 @@ char *engine_firefox_user_js(uint16_t proxy_port)
 	    "user_pref(\"browser.safebrowsing.downloads.enabled\", false);\n"
 	    "user_pref(\"browser.safebrowsing.update.enabled\", false);\n"
 	    "user_pref(\"browser.region.update.enabled\", false);\n"
+	    "user_pref(\"browser.region.network.url\", \"\");\n"
 	    "user_pref(\"datareporting.policy.dataSubmissionEnabled\", false);\n"
 	    "user_pref(\"datareporting.healthreport.uploadEnabled\", false);\n"
 	    "user_pref(\"toolkit.telemetry.enabled\", false);\n"
@@ -123,6 +126,7 @@ char *engine_firefox_user_js(uint16_t proxy_port)
 	    "user_pref(\"network.dns.disablePrefetch\", true);\n"
 	    "user_pref(\"network.prefetch-next\", false);\n"
 	    "user_pref(\"network.trr.mode\", 5);\n"
+	    /* Honoured with MOZ_REMOTE_SETTINGS_DEVTOOLS=1 (browsers.c sets it). */
 	    "user_pref(\"services.settings.server\", \"data:,#remote-settings-dummy/v1\");\n";
 	if (!proxy_port)
 		return str_printf("%s", quiet);
