@@ -436,14 +436,19 @@ static int pre_mount_linux(const struct asb_host *host, struct asb_ctx *ctx, str
 	return show(st, "unix_sockets", "not needed: firefox uses socket pairs only");
 }
 
+struct note_ctx {
+	struct browsers *st;
+	const struct asb_host *host;
+	struct asb_ctx *ctx;
+};
+
+/* A macOS note goes to launch.log and --show-config. */
 static int note(void *ud, const char *key, const char *line, bool warn)
 {
-	struct browsers *st = ((void **)ud)[0];
-	const struct asb_host *host = ((void **)ud)[1];
-	struct asb_ctx *ctx = ((void **)ud)[2];
-	host->log(ctx, warn ? ASB_LOG_WARN : ASB_LOG_INFO, "macOS: %s: %s", key, line);
+	struct note_ctx *n = ud;
+	n->host->log(n->ctx, warn ? ASB_LOG_WARN : ASB_LOG_INFO, "macOS: %s: %s", key, line);
 	_cleanup_free_ char *k = str_printf("macos.%s", key);
-	return k ? show(st, k, "%s", line) : -ENOMEM;
+	return k ? show(n->st, k, "%s", line) : -ENOMEM;
 }
 
 static int browsers_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *data)
@@ -462,9 +467,9 @@ static int browsers_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, 
 	if ((r = find_declared(host, ctx, st)) < 0)
 		return r;
 	if (st->macos) {
-		void *ud[] = {st, (void *)host, ctx};
+		struct note_ctx n = {st, host, ctx};
 		return notes_macos(&st->net, st->want[ENGINE_CHROMIUM], st->want[ENGINE_FIREFOX],
-		                   note, ud);
+		                   note, &n);
 	}
 	return pre_mount_linux(host, ctx, st);
 }
