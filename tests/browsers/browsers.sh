@@ -260,9 +260,11 @@ if command -v openssl >/dev/null && make_test_pki app.test denied.test; then
       hosts_file = \"$TEST_TMP/hosts\"; upstream_ca_file = \"$WS/upca.pem\"; unix_sockets = true;"
     cfg filtered "$all" "$net"
     script=
-    [ -n "$chromium" ] && script+="python3 drive_chromium.py out-fc https://app.test:$SP/ https://denied.test:$SP/;"
-    [ -n "$firefox" ] && script+="python3 drive_firefox.py out-ff2 https://app.test:$SP/ https://denied.test:$SP/;"
-    out=$(run -c "$TEST_TMP/filtered.cfg" "${opt[@]}" -- -c "mkdir -p out-fc out-ff2; $script" 2>&1)
+    urls="https://app.test:$SP/ https://denied.test:$SP/ http://127.0.0.1:8000/page.html"
+    [ -n "$chromium" ] && script+="python3 drive_chromium.py out-fc $urls;"
+    [ -n "$firefox" ] && script+="python3 drive_firefox.py out-ff2 $urls;"
+    out=$(run -c "$TEST_TMP/filtered.cfg" "${opt[@]}" -- -c "$serve
+        mkdir -p out-fc out-ff2; $script" 2>&1)
     diag_lines "$(grep '^title' <<<"$out")"
     log="$(sessions | tail -1)/proxy.log"
     titles=$(grep "^title https://app.test" <<<"$out")
@@ -272,6 +274,9 @@ if command -v openssl >/dev/null && make_test_pki app.test denied.test; then
     ok $([ -n "$denied" ] && ! grep -q "asb https origin" <<<"$denied"; echo $?) "filtered: the denied origin fails"
     ok $(grep -q "allowed: GET app.test:$SP/" "$log" && grep -q "blocked: CONNECT denied.test:$SP (domain not allowed)" "$log"; echo $?) \
         "filtered: proxy.log shows both"
+    ok $([ "$(grep -c "^title http://127.0.0.1:8000/page.html asb browser test$" <<<"$out")" -eq "${#engines[@]}" ] &&
+        ! grep -q "127.0.0.1:8000" "$log"; echo $?) \
+        "filtered: the app served inside on localhost is reached directly, not through the proxy"
     ok $(grep -q "the session CA is trusted in the NSS database" "$(sessions | tail -1)/launch.log"; echo $?) \
         "filtered: launch.log records the NSS databases"
 else
