@@ -131,20 +131,20 @@ static int decide_linux(const struct asb_host *host, struct asb_ctx *ctx, struct
 	bool restricted = read_int_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns",
 	                                &restrict_userns) == 0 &&
 	                  restrict_userns != 0;
-	static const char root_why[] =
-	    "as root, a user namespace inside would have to map uid 0, which needs "
-	    "CAP_SETFCAP, and the sandbox drops every capability";
+	/* A user namespace can map only its maker's uid, 0 here, and mapping
+	 * uid 0 needs CAP_SETFCAP (Linux 5.12). */
+	static const char uid0[] = "a user namespace inside would have to map uid 0, which "
+	                           "needs CAP_SETFCAP, and the sandbox drops every capability";
 	static const char apparmor_why[] =
 	    "the host restricts unprivileged user namespaces "
 	    "(kernel.apparmor_restrict_unprivileged_userns = 1), so none can be made inside";
+	char root_why[256], root_chromium[256];
+	snprintf(root_why, sizeof(root_why), "as root, %s", uid0);
+	snprintf(root_chromium, sizeof(root_chromium),
+	         "as root: Chromium refuses to run its sandbox as uid 0, and %s", uid0);
 
 	if (st->want[ENGINE_CHROMIUM]) {
-		const char *why = st->is_root  ? "Chromium refuses to run its sandbox as uid 0, "
-		                                 "and as root a user namespace inside would have "
-		                                 "to map uid 0, which needs CAP_SETFCAP, and the "
-		                                 "sandbox drops every capability"
-		                  : restricted ? apparmor_why
-		                               : NULL;
+		const char *why = st->is_root ? root_chromium : restricted ? apparmor_why : NULL;
 		if (why) {
 			if (!st->allow_no_sandbox)
 				return refuse_unsandboxed(host, ctx, ENGINE_CHROMIUM, why);
