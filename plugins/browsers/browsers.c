@@ -400,7 +400,15 @@ static int pre_mount_linux(const struct asb_host *host, struct asb_ctx *ctx, str
 		}
 	}
 	if (st->want[ENGINE_FIREFOX] || (st->want[ENGINE_CHROMIUM] && filtered)) {
-		if ((r = profiles_create(&st->profiles)) < 0) {
+		/* Beside the session directories: the session's own exists only
+		 * once the plan is final. */
+		const char *session = host->policy_string(ctx, "session_dir");
+		_cleanup_free_ char *parent = session ? strdup(session) : NULL;
+		char *slash = parent ? strrchr(parent, '/') : NULL;
+		if (!slash || slash == parent)
+			return -EINVAL;
+		*slash = '\0';
+		if ((r = profiles_create(&st->profiles, parent)) < 0) {
 			host->log(ctx, ASB_LOG_ERROR,
 			          "cannot make a directory for the browsers' profiles: %s",
 			          strerror(-r));

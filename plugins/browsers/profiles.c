@@ -14,21 +14,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PREFIX    "agentsandbox-browsers-"
+/* A dot name: the core's pruning of session directories passes it by. */
+#define PREFIX    ".browsers-"
 #define LOCK_NAME ".lock"
-
-static const char *parent_dir(void)
-{
-	static const char *const vars[] = {"XDG_RUNTIME_DIR", "TMPDIR", NULL};
-	for (const char *const *v = vars; *v; v++) {
-		const char *d = getenv(*v);
-		struct stat st;
-		if (d && d[0] == '/' && stat(d, &st) == 0 && S_ISDIR(st.st_mode) &&
-		    access(d, W_OK | X_OK) == 0)
-			return d;
-	}
-	return "/tmp";
-}
 
 /* Ours, a real directory, a minute old, and nobody holds its lock: a launch
  * that was killed before its post_exit (a younger one may be a launch that
@@ -57,9 +45,11 @@ static void prune(const char *parent)
 	}
 }
 
-int profiles_create(struct profiles *p)
+int profiles_create(struct profiles *p, const char *parent)
 {
-	const char *parent = parent_dir();
+	int r = mkdir_p(parent, 0700);
+	if (r < 0)
+		return r;
 	prune(parent);
 	_cleanup_free_ char *tmpl = str_printf("%s/" PREFIX "XXXXXX", parent);
 	if (!tmpl)
@@ -69,7 +59,7 @@ int profiles_create(struct profiles *p)
 	_cleanup_free_ char *lock = str_printf("%s/" LOCK_NAME, tmpl);
 	int fd = lock ? open(lock, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
 	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		int r = lock ? -errno : -ENOMEM;
+		r = lock ? -errno : -ENOMEM;
 		if (fd >= 0)
 			close(fd);
 		(void)rm_rf(tmpl);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The host directory behind what the browsers keep in the ephemeral home:
- * Firefox's profile and Chromium's NSS database. The plan binds its
+ * Firefox's profile and Chromium's NSS database, beside the session
+ * directories (on disk, the user's own). The plan binds its
  * subdirectories, so it is made at pre_mount; the network hook fills the
  * NSS databases once the proxy's CA exists (the sandbox exists then, the
  * agent has not started, and the plan is final: only directories it
@@ -26,9 +27,9 @@ struct profiles {
 		.dir = NULL, .lock_fd = -1                                                         \
 	}
 
-/* Make it (0700) in $XDG_RUNTIME_DIR, else $TMPDIR, else /tmp, after
- * removing what killed launches left there. */
-int profiles_create(struct profiles *p);
+/* Make it (0700) in `parent` (made if missing), after removing what killed
+ * launches left there. */
+int profiles_create(struct profiles *p, const char *parent);
 
 /* DIR/rel as a new string (made as a directory, 0700, with `mkdir`). */
 char *profiles_path(const struct profiles *p, const char *rel, bool mkdir_it);

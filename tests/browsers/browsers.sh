@@ -17,10 +17,8 @@ command -v bwrap >/dev/null || skip_all "bwrap is not installed"
 PY=/usr/bin/python3
 [ -x "$PY" ] || skip_all "no /usr/bin/python3 (the drivers' scripts run with it)"
 HERE="$SRC_ROOT/tests/browsers"
-unset XDG_RUNTIME_DIR
-# The plugin's profile directories go here, where the test can see them.
-export TMPDIR="$TEST_TMP/tmp"
-mkdir -p "$TMPDIR"
+# The plugin's profile directories, beside the session directories.
+profile_dirs() { ls -d "$XDG_STATE_HOME"/agentsandbox/.browsers-* 2>/dev/null; }
 
 chromium=
 if command -v chromium >/dev/null && command -v chromedriver >/dev/null &&
@@ -152,7 +150,7 @@ fi
 if [ -n "$firefox" ]; then
     ok $(grep -q "^browsers.env = FIREFOX_BIN=/run/agentsandbox/bin/$firefox" <<<"$out" &&
         grep -q "^browsers.env = FIREFOX_PROFILE=$HOME/.mozilla/firefox/agentsandbox" <<<"$out" &&
-        grep -q "^browsers.mount = $HOME/.mozilla/firefox: read-write, from $TMPDIR/agentsandbox-browsers-" <<<"$out"; echo $?) \
+        grep -q "^browsers.mount = $HOME/.mozilla/firefox: read-write, from $XDG_STATE_HOME/agentsandbox/.browsers-" <<<"$out"; echo $?) \
         "--show-config: FIREFOX_BIN, FIREFOX_PROFILE and the profile's mount"
 fi
 if [ -z "$root" ]; then
@@ -164,7 +162,7 @@ else
     ok $(grep -q "^seccomp.userns *denied" <<<"$out" && grep -q "^seccomp.chroot *denied" <<<"$out"; echo $?) \
         "as root: no browser sandbox can use user namespaces, so none are lifted"
 fi
-ok $([ -z "$(ls "$TMPDIR")" ]; echo $?) "--show-config leaves no profile directory behind"
+ok $([ -z "$(profile_dirs)" ]; echo $?) "--show-config leaves no profile directory behind"
 
 # --- the seatbelt backend (macOS): refused without allow_no_sandbox; the notes --------
 cfg mac "$all" 'allowed_domains = ( "example.com" ); unix_sockets = true; host_ports = [ 9515 ]; published_ports = ( 9515 );'
@@ -247,7 +245,7 @@ if [ -n "$firefox" ]; then
             "firefox: its content processes have their own user and network namespaces"
     fi
 fi
-ok $([ -z "$(ls "$TMPDIR")" ]; echo $?) "the profile directories are gone after the launches"
+ok $([ -z "$(profile_dirs)" ]; echo $?) "the profile directories are gone after the launches"
 
 # --- the filtered network: the proxy, the session CA in the NSS databases ------------
 if command -v openssl >/dev/null && make_test_pki app.test denied.test; then
@@ -308,9 +306,9 @@ ok $(grep -q "<title>asb browser test</title>" <<<"$got"; echo $?) \
 
 # A killed launch's profile directory goes at the next launch.
 if [ -n "$firefox" ]; then
-    stale="$TMPDIR/agentsandbox-browsers-stale1"
+    stale="$XDG_STATE_HOME/agentsandbox/.browsers-stale1"
     mkdir -p "$stale/firefox" && touch "$stale/.lock" && touch -d '-5 minutes' "$stale"
     run -c "$TEST_TMP/ff.cfg" -- -c true >/dev/null 2>&1
-    ok $([ ! -e "$stale" ] && [ -z "$(ls "$TMPDIR")" ]; echo $?) "a killed launch's profile directory is removed by the next"
+    ok $([ ! -e "$stale" ] && [ -z "$(profile_dirs)" ]; echo $?) "a killed launch's profile directory is removed by the next"
 fi
 done_testing
