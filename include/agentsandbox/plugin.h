@@ -284,9 +284,9 @@ struct asb_host {
 	int (*plan_add_executable)(struct asb_ctx *ctx, const char *name, const char *host_path);
 	int (*plan_setenv)(struct asb_ctx *ctx, const char *key, const char *value);
 	int (*plan_unsetenv)(struct asb_ctx *ctx, const char *key);
-	/* Lift one seccomp group ("userns" for a browser's own sandbox; the
-	 * names are `agentsandbox --check`'s). Logged and shown. -ENOENT for
-	 * an unknown group. */
+	/* Lift one seccomp group ("userns" and "chroot" for a browser's own
+	 * sandbox: plugins/browsers; the names are `agentsandbox --check`'s).
+	 * Logged and shown. -ENOENT for an unknown group. */
 	int (*plan_seccomp_allow)(struct asb_ctx *ctx, const char *group);
 
 	/* Plan readers. *_get fill `out` (set out->struct_size first). */
