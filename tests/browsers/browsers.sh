@@ -257,6 +257,15 @@ if command -v openssl >/dev/null && make_test_pki app.test denied.test; then
     net="allowed_domains = ( { domain = \"app.test\"; ports = [ $SP ]; allow_private = true; } );
       hosts_file = \"$TEST_TMP/hosts\"; upstream_ca_file = \"$WS/upca.pem\"; unix_sockets = true;"
     cfg filtered "$all" "$net"
+    show=$(run -c "$TEST_TMP/filtered.cfg" "${opt[@]}" --show-config 2>&1)
+    if [ -n "$chromium" ]; then
+        ok $(grep -q "^browsers.mount = $HOME/.pki/nssdb: read-write, from $XDG_STATE_HOME/agentsandbox/.browsers-.*/nssdb" <<<"$show"; echo $?) \
+            "filtered --show-config: Chromium's NSS database and where it comes from"
+    fi
+    if [ -n "$firefox" ]; then
+        ok $(grep -q "^browsers.mount = $HOME/.mozilla/firefox: .*the proxy, the session CA" <<<"$show"; echo $?) \
+            "filtered --show-config: Firefox's profile with the proxy and the session CA"
+    fi
     script=
     urls="https://app.test:$SP/ https://denied.test:$SP/ http://127.0.0.1:8000/page.html"
     [ -n "$chromium" ] && script+="python3 drive_chromium.py out-fc $urls;"
