@@ -522,7 +522,8 @@ static int h_plan_seccomp_group_get(struct asb_ctx *ctx, uint32_t index,
 	for (size_t i = 0; i < plan->n_seccomp_allow; i++)
 		if (strcmp(plan->seccomp_allow[i].group, seccomp_group_name((int)index)) == 0)
 			by = plan->seccomp_allow[i].origin;
-	if (index == SECCOMP_G_UNIX && L(ctx)->policy->unix_sockets.value)
+	if ((index == SECCOMP_G_UNIX || index == SECCOMP_G_UNIX_PAIRS) &&
+	    L(ctx)->policy->unix_sockets.value)
 		by = "network.unix_sockets";
 	struct asb_seccomp_group full = {
 	    .denied = !(plan->seccomp_lifted & (1u << index)),

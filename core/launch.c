@@ -256,7 +256,8 @@ static bool needs_hold(const struct launch *l)
 {
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		const struct loaded_plugin *lp = &l->plugins[i];
-		if (HOOK(lp, network) || HOOK(lp, pre_exec))
+		if ((HOOK(lp, network) || HOOK(lp, pre_exec)) &&
+		    !(lp->desc->hooks->flags & ASB_HOOKS_F_ONLY_IF_HELD))
 			return true;
 	}
 	return network_needs_wiring(&l->net);

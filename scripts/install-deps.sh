@@ -13,6 +13,10 @@ packages=(
     runsc
     # tests: real tools inside and around the sandbox
     git curl openssl python3 procps util-linux bsdutils binutils passwd iproute2 nix-bin
+    # the browsers plugin's tests: real browsers and drivers (Debian has no
+    # geckodriver: Firefox is driven through Marionette), certutil for the
+    # NSS databases, a font to render text with
+    chromium chromium-driver firefox-esr python3-selenium libnss3-tools fonts-dejavu-core
 )
 # The npm registry test needs node and npm; keep a node that is already there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

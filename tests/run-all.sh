@@ -5,8 +5,8 @@
 #      of the tree that user owns (users are not root);
 #   3. the portable build (-Dplatform=posix: the core without any Linux part,
 #      the stub backend, the portable plugins): its unit and conformance tests;
-#   4. a clang ASan+UBSan build; unit, integration, conformance, git, proxy
-#      and fuzz suites.
+#   4. a clang ASan+UBSan build; unit, integration, conformance, git, proxy,
+#      browsers and fuzz suites.
 # ASB_TEST_USER names the unprivileged user (created when missing).
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -57,7 +57,7 @@ SUITES= run_suite "portable core (posix platform)" "$WORK/build-posix" -Dplatfor
 if command -v clang >/dev/null; then
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-    CC=clang SUITES="--suite unit --suite integration --suite conformance --suite git --suite proxy --suite fuzz" \
+    CC=clang SUITES="--suite unit --suite integration --suite conformance --suite git --suite proxy --suite browsers --suite fuzz" \
         run_suite "clang ASan+UBSan" "$WORK/build-asan" -Db_sanitize=address,undefined -Db_lundef=false
 fi
 

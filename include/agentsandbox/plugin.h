@@ -284,9 +284,9 @@ struct asb_host {
 	int (*plan_add_executable)(struct asb_ctx *ctx, const char *name, const char *host_path);
 	int (*plan_setenv)(struct asb_ctx *ctx, const char *key, const char *value);
 	int (*plan_unsetenv)(struct asb_ctx *ctx, const char *key);
-	/* Lift one seccomp group ("userns" for a browser's own sandbox; the
-	 * names are `agentsandbox --check`'s). Logged and shown. -ENOENT for
-	 * an unknown group. */
+	/* Lift one seccomp group ("userns" and "chroot" for a browser's own
+	 * sandbox: plugins/browsers; the names are `agentsandbox --check`'s).
+	 * Logged and shown. -ENOENT for an unknown group. */
 	int (*plan_seccomp_allow)(struct asb_ctx *ctx, const char *group);
 
 	/* Plan readers. *_get fill `out` (set out->struct_size first). */
@@ -350,10 +350,17 @@ typedef int (*asb_hook_fn)(const struct asb_host *host, struct asb_ctx *ctx, voi
 
 /* Hooks, in call order (see the top of this file). Any may be NULL. A hook
  * failing (< 0) aborts the launch; post_exit still runs for every plugin
- * whose configure ran. */
+ * whose configure ran. A network or pre_exec hook makes the core hold the
+ * sandbox for it, and a backend that cannot hold refuses the launch, unless
+ * the hooks carry ASB_HOOKS_F_ONLY_IF_HELD. */
+#define ASB_HOOKS_F_ONLY_IF_HELD                                                                   \
+	0x1u /* network and pre_exec matter only where the sandbox is                              \
+	      * held anyway (its network is wired): they never make the                            \
+	      * core hold it, and a launch that is not held skips them */
+
 struct asb_hooks {
 	uint32_t struct_size;
-	uint32_t reserved;
+	uint32_t flags; /* ASB_HOOKS_F_* (was reserved: 0 in every 2.0 plugin) */
 	asb_hook_fn configure;
 	asb_hook_fn pre_mount;
 	asb_hook_fn env;

@@ -825,6 +825,7 @@ static const char *group_fate(const char *name, int denied, bool unix_ok)
 	} fates[] = {
 	    {"unix_sockets", NULL},
 	    {"unix", NULL},
+	    {"unix_pairs", "not expressible: SBPL does not filter socketpair()"},
 	    {"socket_families",
 	     "only AF_UNIX may be created through system-socket; IP is network-*"},
 	    {"tty_injection", "not expressible: SBPL does not filter ioctl requests (XNU refuses "
@@ -833,6 +834,10 @@ static const char *group_fate(const char *name, int denied, bool unix_ok)
 	    {"mount", "(deny default): no file-mount"},
 	    {"kernel", "(deny default): no sysctl-write, nvram, kext or reboot"},
 	    {"userns", "Linux only: macOS has no namespaces"},
+	    {"namespaces", "Linux only: macOS has no namespaces"},
+	    {"setns", "Linux only: macOS has no namespaces"},
+	    {"chroot", "not expressible: SBPL has no chroot operation (macOS allows it to "
+	               "root only)"},
 	    {"keyring", "Linux only"},
 	    {"bpf", "Linux only (macOS /dev/bpf* is not in the profile)"},
 	    {"perf", "Linux only"},

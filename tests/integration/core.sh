@@ -209,6 +209,12 @@ code=$?
 ok $([ $code -eq 125 ] && grep -q "late change refused" "$TEST_TMP/hooks.log" && [ ! -e "$WS/ran" ] &&
     grep -q "plugin probe: an environment variable after the plan is final" <<<"$err"; echo $?) \
     "a plan change in pre_exec is refused and fails the launch ($err)"
+# A network hook makes the core hold the sandbox: a backend that cannot
+# (seatbelt) refuses the launch, unless the hooks carry
+# ASB_HOOKS_F_ONLY_IF_HELD (plugins/browsers; tests/browsers checks that).
+err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe.cfg" --backend seatbelt --show-config 2>&1)
+ok $([ $? -eq 125 ] && grep -q "backend seatbelt cannot hold the sandbox" <<<"$err"; echo $?) \
+    "a plugin's network hook on a backend that cannot hold: refused"
 # A plugin's declared option, by flag and by variable (the core knows no plugin).
 out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe.cfg" --probe-note "from a flag" -- -c 'echo "$ASB_PROBE_NOTE"')
 ok $([ "$out" = "from a flag" ]; echo $?) "a plugin's own flag reaches it"
