@@ -374,6 +374,15 @@ int launch_plan(struct launch *l)
 			err_set("cannot prepare the sandbox's network: %s", strerror(-r));
 		return r;
 	}
+	/* An engine that cannot start fails here, before anything runs, with
+	 * the message --check gives too. */
+	if ((r = network_engine_check(&l->net)) < 0) {
+		if (!l->dry_run)
+			return r;
+		snprintf(l->network_error, sizeof(l->network_error), "%s", err_get());
+		log_msg(LOG_WARN, "%s", l->network_error);
+		err_clear();
+	}
 	if ((r = run_hook(l, "pre_mount", offsetof(struct asb_hooks, pre_mount))) < 0)
 		return r;
 	if ((r = run_hook(l, "env", offsetof(struct asb_hooks, env))) < 0)

@@ -42,7 +42,8 @@ struct launch {
 	size_t n_plugins;
 	struct loaded_plugin *backend;
 	uint64_t caps;         /* the backend's, narrowed by probe */
-	char probe_error[512]; /* dry run: why the backend cannot run here */
+	char probe_error[512];   /* dry run: why the backend cannot run here */
+	char network_error[512]; /* dry run: why the network mode cannot start */
 	struct protection_state prot[PROT_COUNT];
 
 	struct strv out_argv;

@@ -156,7 +156,10 @@ static int print_check(const struct launch *l)
 	if (n->mode == NET_FILTERED)
 		printf("network: filtered (filtering proxy on the %s127.0.0.1:%u)\n",
 		       n->in_namespace ? "sandbox's " : "host's ", (unsigned)n->proxy_port);
-	else if (n->mode == NET_OPEN)
+	else if (n->mode == NET_OPEN && l->network_error[0]) {
+		printf("network: open: CANNOT RUN HERE: %s\n", l->network_error);
+		bad = 1;
+	} else if (n->mode == NET_OPEN)
 		printf("network: open (%s)\n", n->in_namespace
 		                                   ? "slirp4netns, host loopback closed"
 		                                   : "the backend's rules, host ports closed");

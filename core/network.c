@@ -580,6 +580,14 @@ static int engine_error(int r)
 	return r;
 }
 
+int network_engine_check(const struct network *n)
+{
+	if (n->mode != NET_OPEN || !n->in_namespace)
+		return 0;
+	int r = platform_engine_usable();
+	return r < 0 ? engine_error(r) : 0;
+}
+
 int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,
                  int netns_fd)
 {
