@@ -22,6 +22,7 @@ sandbox: {
   ro_dirs = [ "\$HOME/notes" ];
   env = { FROM_CONFIG = "hello \$ASB_TEST_WHO"; EMPTY_ONE = "\${NOT_SET_ANYWHERE:-}"; };
 };
+network: { enabled = false; };   # networking is network.sh's
 CFG
 
 run() { asb -c "$TEST_TMP/basic.cfg" -- -c "$1"; }
@@ -130,16 +131,16 @@ err=$(asb -c "$TEST_TMP/basic.cfg" --bogus 2>&1)
 ok $([ $? -eq 125 ] && grep -q "unknown option --bogus" <<<"$err"; echo $?) "an unknown flag exits 125 with its name"
 err=$(AGENTSANDBOX_COMMON_TOOLS=perhaps asb -c "$TEST_TMP/basic.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q "AGENTSANDBOX_COMMON_TOOLS=perhaps" <<<"$err"; echo $?) "a bad boolean variable is an error"
-printf 'sandbox: { packages = [ "no-such-tool-asb" ]; command = "bash"; };\n' >"$TEST_TMP/nopkg.cfg"
+printf 'sandbox: { packages = [ "no-such-tool-asb" ]; command = "bash"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/nopkg.cfg"
 err=$(asb -c "$TEST_TMP/nopkg.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q 'nopkg.cfg:1: sandbox.packages: "no-such-tool-asb" was not found' <<<"$err"; echo $?) "a missing package is an error naming it"
-printf 'sandbox: { packages = [ "no-such-tool-asb?" ]; command = "bash"; };\n' >"$TEST_TMP/optpkg.cfg"
+printf 'sandbox: { packages = [ "no-such-tool-asb?" ]; command = "bash"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/optpkg.cfg"
 check "an optional package (name?) may be missing" -- asb -c "$TEST_TMP/optpkg.cfg" -- -c true
 mkdir -p "$TEST_TMP/prefix/bin" "$TEST_TMP/prefix/secret"
 printf '#!/bin/sh\necho from-prefix\n' >"$TEST_TMP/prefix/bin/hello-asb"
 chmod 755 "$TEST_TMP/prefix/bin/hello-asb"
 echo hidden >"$TEST_TMP/prefix/secret/file"
-printf 'sandbox: { packages = [ "%s" ]; command = "bash"; };\n' "$TEST_TMP/prefix" >"$TEST_TMP/dirpkg.cfg"
+printf 'sandbox: { packages = [ "%s" ]; command = "bash"; };\nnetwork: { enabled = false; };\n' "$TEST_TMP/prefix" >"$TEST_TMP/dirpkg.cfg"
 out=$(asb -c "$TEST_TMP/dirpkg.cfg" -- -c 'hello-asb; cat '"$TEST_TMP"'/prefix/secret/file 2>/dev/null || echo no-secret')
 ok $([ "$out" = "from-prefix
 no-secret" ]; echo $?) "a package directory puts its bin/ on PATH and exposes nothing else"
@@ -151,7 +152,7 @@ check "--allow-home permits it" -- sh -c "cd '$HOME' && '$ASB' --plugin-dir '$AS
 
 # A declared path inside the workspace that is a symlink out of it is refused.
 ln -s "$HOME/.ssh" "$WS/sneaky"
-printf 'sandbox: { command = "bash"; ro_dirs = [ "%s/sneaky" ]; };\n' "$WS" >"$TEST_TMP/sym.cfg"
+printf 'sandbox: { command = "bash"; ro_dirs = [ "%s/sneaky" ]; };\nnetwork: { enabled = false; };\n' "$WS" >"$TEST_TMP/sym.cfg"
 err=$(asb -c "$TEST_TMP/sym.cfg" -- -c 'cat '"$WS"'/sneaky/id_ed25519' 2>&1)
 ok $([ $? -eq 125 ] && grep -q "is a symlink to" <<<"$err"; echo $?) "a declared symlink escaping the workspace is refused"
 rm "$WS/sneaky"
@@ -179,6 +180,7 @@ ok $([ -z "$(sessions)" ] || [ "$(sessions | wc -l)" -eq 1 ]; echo $?) "--show-c
 FIX="$BUILD_ROOT/tests/fixtures"
 cat >"$TEST_TMP/probe.cfg" <<CFG
 sandbox: { command = "bash"; };
+network: { enabled = false; };
 plugins: { probe: { log = "$TEST_TMP/hooks.log"; }; };
 CFG
 out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe.cfg" -- -c 'cat /run/probe-marker; echo $ASB_PROBE; exit 5')
@@ -190,6 +192,7 @@ for stage in configure pre_mount env network pre_exec; do
     rm -f "$TEST_TMP/hooks.log"
     cat >"$TEST_TMP/probe-fail.cfg" <<CFG
 sandbox: { command = "bash"; };
+network: { enabled = false; };
 plugins: { probe: { log = "$TEST_TMP/hooks.log"; fail = "$stage"; }; };
 CFG
     err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-fail.cfg" -- -c 'touch ran' 2>&1)
@@ -202,6 +205,7 @@ ok $(grep -q "failing in pre_exec as asked" <<<"$err"; echo $?) "the plugin's er
 rm -f "$TEST_TMP/hooks.log"
 cat >"$TEST_TMP/probe-late.cfg" <<CFG
 sandbox: { command = "bash"; };
+network: { enabled = false; };
 plugins: { probe: { log = "$TEST_TMP/hooks.log"; late_change = true; }; };
 CFG
 err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-late.cfg" -- -c 'touch ran' 2>&1)
@@ -214,7 +218,7 @@ out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/pr
 ok $([ "$out" = "from a flag" ]; echo $?) "a plugin's own flag reaches it"
 out=$(AGENTSANDBOX_PROBE_NOTE="from the env" "$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe.cfg" -- -c 'echo "$ASB_PROBE_NOTE"')
 ok $([ "$out" = "from the env" ]; echo $?) "a plugin's own variable reaches it"
-printf 'plugins: { probe: { nope = 1; }; };\nsandbox: { command = "bash"; };\n' >"$TEST_TMP/probe-key.cfg"
+printf 'plugins: { probe: { nope = 1; }; };\nsandbox: { command = "bash"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/probe-key.cfg"
 err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-key.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q "probe-key.cfg:1: unknown key 'plugins.probe.nope'" <<<"$err"; echo $?) "unknown plugin keys are errors with file:line"
 for bad in badmagic badabi truncated abi1; do

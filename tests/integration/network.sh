@@ -172,7 +172,18 @@ fi
 sleep 0.5
 
 # --- open ----------------------------------------------------------------------
-if command -v slirp4netns >/dev/null; then
+# The open mode needs its engine (slirp4netns and /dev/net/tun); where the
+# product refuses it, --check and a launch say why, and the tests skip with
+# that very message.
+printf 'sandbox: { name = "open"; command = "bash"; };\n' >"$TEST_TMP/open-probe.cfg"
+open_refusal=$(asb -c "$TEST_TMP/open-probe.cfg" --check 2>/dev/null | sed -n 's/^network: open: CANNOT RUN HERE: //p')
+if [ -n "$open_refusal" ]; then
+    err=$(asb -c "$TEST_TMP/open-probe.cfg" -- -c 'touch open-ran' 2>&1)
+    code=$?
+    ok $([ $code -eq 125 ] && [ ! -e open-ran ] && grep -qF "$open_refusal" <<<"$err" &&
+        [ "$(grep -c 'needs' <<<"$err")" -ge 1 ]; echo $?) "open: a launch refuses up front, with --check's reason"
+    skip "open mode: $open_refusal"
+elif command -v slirp4netns >/dev/null; then
     LOOP=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     python3 -m http.server "$LOOP" --bind 127.0.0.1 >/dev/null 2>&1 &
     at_exit "kill $! 2>/dev/null"

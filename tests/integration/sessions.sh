@@ -7,7 +7,7 @@ command -v bwrap >/dev/null || skip_all "bwrap is not installed"
 WS="$TEST_TMP/ws"
 mkdir -p "$WS"
 cd "$WS" || exit 1
-printf 'sandbox: { name = "conc"; command = "bash"; };\n' >"$TEST_TMP/c.cfg"
+printf 'sandbox: { name = "conc"; command = "bash"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/c.cfg"
 
 pids=()
 for i in $(seq 30); do

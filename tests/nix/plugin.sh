@@ -195,6 +195,7 @@ PKG=$(NIX_REMOTE=daemon nix-store --add "$TEST_TMP/pkg" 2>/dev/null)
 OTHER=$(NIX_REMOTE=daemon nix-store --add "$TEST_TMP/other" 2>/dev/null)
 cat >"$TEST_TMP/closure.cfg" <<CFG
 sandbox: { name = "nix-closure"; command = "sh"; packages = [ "$PKG" ]; };
+network: { enabled = false; };
 plugins: { nix: { allow = false; }; };
 CFG
 chmod 0644 "$TEST_TMP/closure.cfg"

@@ -114,6 +114,10 @@ if [ -x "$ASB" ]; then
         # policy itself is under test.
         if AGENTSANDBOX_ALLOW_NIX=0 asb --check -c "$TEST_TMP/$name.cfg" >"$TEST_TMP/out" 2>&1; then
             ok 0 "$name: agentsandbox --check accepts it"
+        elif [ "$(grep -c 'CANNOT RUN HERE' "$TEST_TMP/out")" = 1 ] &&
+            refusal=$(sed -n 's/^network: open: CANNOT RUN HERE: //p' "$TEST_TMP/out") && [ -n "$refusal" ]; then
+            # Only the open mode's engine is missing here: the product says so.
+            skip "$name: agentsandbox --check: open mode: $refusal"
         else
             ok 1 "$name: agentsandbox --check accepts it"
             sed 's/^/# /' "$TEST_TMP/out"
