@@ -89,6 +89,8 @@ void cli_usage(void *file, const struct catalog *plugins)
 	      "                           ${XDG_CONFIG_HOME:-~/.config}/agentsandbox/default.cfg)\n"
 	      "      --show-config        print the resolved policy, where each value came from,\n"
 	      "                           what the backend applies, and its exact command\n"
+	      "      --reveal KEY         --show-config prints the value of env KEY (repeatable;\n"
+	      "                           every other value is hidden; also sandbox.public_env)\n"
 	      "      --shell              open bash in the very same sandbox instead of the agent\n"
 	      "      --check              validate the config and this host, run nothing\n"
 	      "      --workspace DIR      the read-write project directory (default: $PWD)\n"
@@ -286,6 +288,11 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 				return r;
 			continue;
 		}
+		if ((r = want_value(argc, argv, &i, "--reveal", &v)) != 0) {
+			if (r < 0 || (r = strv_push(&c->reveal, v)) < 0)
+				return r;
+			continue;
+		}
 		if ((r = want_value(argc, argv, &i, "--accept-weaker", &v)) != 0) {
 			if (r < 0 || (r = strv_push(&c->accept_weaker, v)) < 0)
 				return r;
@@ -365,6 +372,7 @@ void cli_free(struct cli *c)
 	strv_clear(&c->plugin_dirs);
 	strv_clear(&c->agent_args);
 	strv_clear(&c->accept_weaker);
+	strv_clear(&c->reveal);
 	strv_clear(&c->plugin_opts);
 }
 
@@ -637,6 +645,11 @@ int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy 
 	for (size_t i = 0; i < c->env_kv.n; i++)
 		if ((r = set_env_entry(p, c->env_kv.v[i])) < 0)
 			return r;
+	for (size_t i = 0; i < c->reveal.n; i++) {
+		if ((r = strv_push(&p->public_env.items, c->reveal.v[i])) < 0)
+			return r;
+		p->public_env.source = SRC_FLAG;
+	}
 	for (size_t i = 0; i < c->mounts.n; i++)
 		if ((r = add_mount(p, c->mounts.v[i])) < 0)
 			return r;

@@ -32,6 +32,7 @@ struct cli {
 	struct strv plugin_dirs;
 	int bools[CLI_MAX_BOOLS]; /* -1 = not given */
 	struct strv accept_weaker;
+	struct strv reveal; /* --reveal KEY: --show-config prints its value */
 	/* Plugin options, in the order given: "plugin\tkey\tvalue\tflag". */
 	struct strv plugin_opts;
 	bool have_agent_args;

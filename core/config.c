@@ -252,7 +252,7 @@ static int load_sandbox(struct policy *p, const config_setting_t *g, expand_look
 	                                   "rw_dirs",       "rw_files",  "ro_dirs",
 	                                   "ro_files",      "env",       "common_tools",
 	                                   "allow_home",    "limits",    "require_landlock",
-	                                   "accept_weaker", NULL};
+	                                   "accept_weaker", "public_env",    NULL};
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return type_error(g, "sandbox", "a group { }");
 	int r = check_keys(g, "sandbox", keys);
@@ -289,6 +289,9 @@ static int load_sandbox(struct policy *p, const config_setting_t *g, expand_look
 	if ((s = config_setting_get_member(g, "accept_weaker")) &&
 	    (r = get_list(s, "sandbox.accept_weaker", &p->accept_weaker, false, lookup, userdata)) <
 	        0)
+		return r;
+	if ((s = config_setting_get_member(g, "public_env")) &&
+	    (r = get_list(s, "sandbox.public_env", &p->public_env, false, lookup, userdata)) < 0)
 		return r;
 
 	struct {

@@ -59,6 +59,7 @@ void policy_free(struct policy *p)
 		strv_clear(&p->overrides[i].values);
 	}
 	plist_free(&p->accept_weaker);
+	plist_free(&p->public_env);
 	free(p->overrides);
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		free(p->mounts[i].source);

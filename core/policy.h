@@ -94,6 +94,9 @@ struct policy {
 	/* Protections the user accepts the backend cannot give
 	 * (sandbox.accept_weaker, --accept-weaker). */
 	struct plist accept_weaker;
+	/* env keys whose values are not secret: --show-config prints them
+	 * (sandbox.public_env, --reveal KEY). Every other value is hidden. */
+	struct plist public_env;
 
 	/* network group (wiring comes with the networking work) */
 	struct pbool network_enabled;

@@ -7,27 +7,42 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const secret_words[] = {"TOKEN", "KEY",        "SECRET", "PASSWORD", "PASSWD",
-                                           "AUTH",  "CREDENTIAL", "COOKIE", "SESSION",  NULL};
-
-static bool contains_nocase(const char *hay, const char *needle)
+bool show_env_revealed(const struct policy *p, const char *key)
 {
-	size_t n = strlen(needle);
-	for (; *hay; hay++)
-		if (strncasecmp(hay, needle, n) == 0)
-			return true;
-	return false;
+	/* A value is a secret unless the user said otherwise: a literal in the
+	 * config is as likely a token as one taken from the environment. */
+	return strv_contains(&p->public_env.items, key);
 }
 
-bool show_env_is_secret(const char *key, const char *raw)
+/* The variables a config value takes from the launching environment, as
+ * "$A, $B" (their names are no secret; their values may be). */
+static void print_var_names(FILE *out, const char *raw)
 {
-	/* Anything taken from the launching environment may be a secret. */
-	if (raw && strchr(raw, '$'))
-		return true;
-	for (const char *const *w = secret_words; *w; w++)
-		if (contains_nocase(key, *w))
-			return true;
-	return false;
+	bool first = true;
+	for (const char *c = raw; *c; c++) {
+		if (*c != '$')
+			continue;
+		if (c[1] == '$') {
+			c++;
+			continue;
+		}
+		const char *name = c + 1 + (c[1] == '{');
+		size_t n = 0;
+		while (isalnum((unsigned char)name[n]) || name[n] == '_')
+			n++;
+		if (!n)
+			continue;
+		fprintf(out, "%s$%.*s", first ? "; from " : ", ", (int)n, name);
+		first = false;
+	}
+}
+
+static void print_hidden(FILE *out, const char *key, const char *value, const char *raw)
+{
+	fprintf(out, "<hidden: %zu chars", strlen(value));
+	if (raw)
+		print_var_names(out, raw);
+	fprintf(out, "; --reveal %s shows it>", key);
 }
 
 char *show_shell_quote(const char *arg)
@@ -178,8 +193,15 @@ void show_config(FILE *out, const struct launch *l)
 	show_bool(out, p, "unix_sockets", &p->unix_sockets);
 	for (size_t i = 0; i < p->n_env; i++) {
 		const struct env_entry *e = &p->env[i];
-		fprintf(out, "%-14s%s = %s%s", i ? "" : "env", e->key, e->raw,
-		        !e->value ? "  (empty: unset)" : "");
+		fprintf(out, "%-14s%s = ", i ? "" : "env", e->key);
+		if (!e->value)
+			fputs("(empty: unset)", out);
+		else if (show_env_revealed(p, e->key))
+			fprintf(out, "%s%s%s%s", e->value, strcmp(e->raw, e->value) ? "  (\"" : "",
+			        strcmp(e->raw, e->value) ? e->raw : "",
+			        strcmp(e->raw, e->value) ? "\")" : "");
+		else
+			print_hidden(out, e->key, e->value, e->raw);
 		src(out, p, e->source, e->line);
 	}
 	for (size_t i = 0; i < p->n_overrides; i++) {
@@ -233,14 +255,18 @@ void show_config(FILE *out, const struct launch *l)
 		fprintf(out, "%s.%s = %s\n", line, key, value);
 	}
 
-	fputs("\n# environment inside (values from the launching environment redacted)\n", out);
+	fputs("\n# environment inside (your env values hidden unless --reveal KEY or "
+	      "sandbox.public_env)\n",
+	      out);
 	for (size_t i = 0; i < l->plan.n_env; i++) {
 		const struct plan_env *e = &l->plan.env[i];
 		const struct env_entry *d = declared_env(p, e->key);
-		if (d && show_env_is_secret(e->key, d->raw))
-			fprintf(out, "%s=<redacted, %zu chars>\n", e->key, strlen(e->value));
+		fprintf(out, "%s=", e->key);
+		if (d && !show_env_revealed(p, e->key))
+			print_hidden(out, e->key, e->value, d->raw);
 		else
-			fprintf(out, "%s=%s\n", e->key, e->value);
+			fputs(e->value, out);
+		fputc('\n', out);
 	}
 
 	protections_print_show(out, l);

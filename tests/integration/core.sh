@@ -20,7 +20,8 @@ sandbox: {
   packages = [ "git" ];
   rw_dirs = [ "\$HOME/.claude", "\$HOME/.agent-state" ];
   ro_dirs = [ "\$HOME/notes" ];
-  env = { FROM_CONFIG = "hello \$ASB_TEST_WHO"; EMPTY_ONE = "\${NOT_SET_ANYWHERE:-}"; };
+  env = { FROM_CONFIG = "hello \$ASB_TEST_WHO"; EMPTY_ONE = "\${NOT_SET_ANYWHERE:-}";
+          LITERAL_PW = "literal-secret-456"; };
 };
 network: { enabled = false; };   # networking is network.sh's
 CFG
@@ -159,13 +160,23 @@ rm "$WS/sneaky"
 
 # --- session directory --------------------------------------------------------
 rm -rf "$XDG_STATE_HOME/agentsandbox"
-TOKENVAL=super-secret-value-123 asb -c "$TEST_TMP/basic.cfg" --env "SOME_TOKEN=\$TOKENVAL" -- -c 'exit 3'
+TOKENVAL=super-secret-value-123 asb -c "$TEST_TMP/basic.cfg" --env "SOME_TOKEN=\$TOKENVAL" \
+    --env "FLAG_PW=flag-secret-789" -- -c 'exit 3'
 s=$(sessions | tail -1)
 ok $([ -n "$s" ] && [[ "$(basename "$s")" =~ ^[0-9]{8}T[0-9]{6}\.[0-9]{3}Z-[0-9]+-basic$ ]]; echo $?) "session dir is <timestamp>-<pid>-<name> ($(basename "$s"))"
 ok $(grep -q "agentsandbox .*session [0-9a-f-]\{36\}" "$s/launch.log"; echo $?) "launch.log has the version and session id"
 ok $(grep -q "exit status 3" "$s/launch.log"; echo $?) "launch.log records the exit status"
 ok $(grep -q -- "--unshare-user" "$s/bwrap.args"; echo $?) "bwrap.args holds the arguments, one per line"
-ok $(! grep -rq "super-secret-value-123\|hello tester" "$s"; echo $?) "no env values in the session directory"
+secrets='super-secret-value-123\|hello tester\|literal-secret-456\|flag-secret-789'
+ok $(! grep -rq "$secrets" "$s"; echo $?) "no env value (literal, expanded, --env) in any file of the session directory"
+out=$(asb -c "$TEST_TMP/basic.cfg" --env "FLAG_PW=flag-secret-789" --show-config 2>&1)
+ok $(! grep -q "$secrets" <<<"$out" && grep -q 'LITERAL_PW = <hidden: 18 chars; --reveal LITERAL_PW' <<<"$out" &&
+    grep -q 'FROM_CONFIG = <hidden: 12 chars; from \$ASB_TEST_WHO;' <<<"$out"; echo $?) "--show-config hides every env value, literal or expanded"
+out=$(asb -c "$TEST_TMP/basic.cfg" --show-config --reveal FROM_CONFIG 2>&1)
+ok $(grep -q '^FROM_CONFIG=hello tester$' <<<"$out" && ! grep -q literal-secret-456 <<<"$out"; echo $?) "--show-config --reveal KEY shows that value only"
+sed 's/^  command = "bash";/  command = "bash"; public_env = [ "LITERAL_PW" ];/' "$TEST_TMP/basic.cfg" >"$TEST_TMP/public.cfg"
+out=$(asb -c "$TEST_TMP/public.cfg" --show-config 2>&1)
+ok $(grep -q '^LITERAL_PW=literal-secret-456$' <<<"$out" && ! grep -q 'hello tester' <<<"$out"; echo $?) "sandbox.public_env marks a value as not secret"
 
 # --show-config: sources and the exact command
 out=$(AGENTSANDBOX_ALLOW_UNIX_SOCKETS=1 asb -c "$TEST_TMP/basic.cfg" --show-config --no-common-tools 2>&1)

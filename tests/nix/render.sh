@@ -125,8 +125,9 @@ if [ -x "$ASB" ]; then
     done
     AGENTSANDBOX_ALLOW_NIX=0 asb --show-config -c "$TEST_TMP/full-nb.cfg" >"$TEST_TMP/show" 2>&1
     for want in "full-sandboxed" "/usr/bin/env" "--yolo" "$HOME/work" "$HOME/.agent" "$HOME/agent.json" \
-        "$HOME/ref" "$HOME/.gitconfig" "AGENT_DIR = \${HOME}/.agent" 'MODE = ${AGENT_MODE:-fast}' \
-        'QUOTED = say "hi" \ bye' "unix_sockets  true" "git.protect = true"; do
+        "$HOME/ref" "$HOME/.gitconfig" "AGENT_DIR = <hidden: $((${#HOME} + 7)) chars; from \$HOME;" \
+        'MODE = <hidden: 4 chars; from $AGENT_MODE;' 'QUOTED = <hidden: 14 chars;' \
+        "unix_sockets  true" "git.protect = true"; do
         if grep -qF -- "$want" "$TEST_TMP/show"; then
             ok 0 "full: --show-config shows $want"
         else
