@@ -247,12 +247,11 @@ static int check_exists(const config_setting_t *list, const char *path, const st
 static int load_sandbox(struct policy *p, const config_setting_t *g, expand_lookup_fn lookup,
                         void *userdata)
 {
-	static const char *const keys[] = {"name",          "command",   "args",
-	                                   "backend",       "workspace", "packages",
-	                                   "rw_dirs",       "rw_files",  "ro_dirs",
-	                                   "ro_files",      "env",       "common_tools",
-	                                   "allow_home",    "limits",    "require_landlock",
-	                                   "accept_weaker", "public_env",    NULL};
+	static const char *const keys[] = {
+	    "name",          "command",      "args",       "backend", "workspace",
+	    "packages",      "rw_dirs",      "rw_files",   "ro_dirs", "ro_files",
+	    "env",           "common_tools", "allow_home", "limits",  "require_landlock",
+	    "accept_weaker", "public_env",   NULL};
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return type_error(g, "sandbox", "a group { }");
 	int r = check_keys(g, "sandbox", keys);
