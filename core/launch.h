@@ -41,7 +41,7 @@ struct launch {
 	struct loaded_plugin *plugins; /* load order: backend first */
 	size_t n_plugins;
 	struct loaded_plugin *backend;
-	uint64_t caps;         /* the backend's, narrowed by probe */
+	uint64_t caps;           /* the backend's, narrowed by probe */
 	char probe_error[512];   /* dry run: why the backend cannot run here */
 	char network_error[512]; /* dry run: why the network mode cannot start */
 	struct protection_state prot[PROT_COUNT];
