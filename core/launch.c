@@ -5,6 +5,7 @@
 #include "hardening.h"
 #include "layout.h"
 #include "log.h"
+#include "mountpoints.h"
 #include "spawn.h"
 #include "supervisor.h"
 
@@ -398,6 +399,15 @@ int launch_plan(struct launch *l)
 		        l->backend->name);
 		return -EOPNOTSUPP;
 	}
+	/* What would make the backend fail halfway through building the view,
+	 * refused before anything starts (--check says it too). */
+	if ((l->caps & ASB_CAP_FS_VIEW) && (r = mountpoints_check(&l->plan, p)) < 0) {
+		if (!l->dry_run)
+			return r;
+		snprintf(l->view_error, sizeof(l->view_error), "%s", err_get());
+		log_msg(LOG_WARN, "%s", l->view_error);
+		err_clear();
+	}
 	if ((r = protections_evaluate(l)) < 0 && !l->dry_run)
 		return r;
 	if (l->dry_run) {
@@ -724,8 +734,11 @@ int launch_run(struct launch *l)
 		/* The backend failed before the agent ran: a setup error. */
 		log_msg(LOG_ERROR, "the %s sandbox failed before the agent started (%s)",
 		        l->backend->name, strerror(-code));
-		err_set("the %s sandbox failed before the agent started (see its message above)",
-		        l->backend->name);
+		/* The backend's own account (an ERROR it logged), else this. */
+		if (!err_get())
+			err_set("the %s sandbox failed before the agent started (see its message "
+			        "above)",
+			        l->backend->name);
 		launch_post_exit(l, -EIO);
 		backend_cleanup(l);
 		remove_private_dirs(l);

@@ -44,6 +44,7 @@ struct launch {
 	uint64_t caps;           /* the backend's, narrowed by probe */
 	char probe_error[512];   /* dry run: why the backend cannot run here */
 	char network_error[512]; /* dry run: why the network mode cannot start */
+	char view_error[1024];   /* dry run: why the backend cannot build the view */
 	struct protection_state prot[PROT_COUNT];
 
 	struct strv out_argv;

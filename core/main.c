@@ -152,6 +152,10 @@ static int print_check(const struct launch *l)
 	} else {
 		printf("backend %s: usable (platform %s)\n", l->backend->name, platform_name());
 	}
+	if (l->view_error[0]) {
+		printf("filesystem: CANNOT RUN HERE: %s\n", l->view_error);
+		bad = 1;
+	}
 	const struct network *n = &l->net;
 	if (n->mode == NET_FILTERED)
 		printf("network: filtered (filtering proxy on the %s127.0.0.1:%u)\n",

@@ -158,6 +158,36 @@ err=$(asb -c "$TEST_TMP/sym.cfg" -- -c 'cat '"$WS"'/sneaky/id_ed25519' 2>&1)
 ok $([ $? -eq 125 ] && grep -q "is a symlink to" <<<"$err"; echo $?) "a declared symlink escaping the workspace is refused"
 rm "$WS/sneaky"
 
+# --- setup failures: 125, seen by --check where they can be --------------------
+printf 'sandbox: { command = "bash"; ro_dirs = [ "/" ]; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/rootro.cfg"
+out=$(asb -c "$TEST_TMP/rootro.cfg" --check 2>/dev/null)
+ok $([ $? -eq 125 ] && grep -q "^filesystem: CANNOT RUN HERE: .*rootro.cfg: sandbox.ro_dirs: / is bound read-only over the sandbox's /run/agentsandbox" <<<"$out"; echo $?) \
+    "--check refuses ro_dirs = [ \"/\" ], naming the entry"
+err=$(asb -c "$TEST_TMP/rootro.cfg" -- -c 'touch ran' 2>&1)
+ok $([ $? -eq 125 ] && [ ! -e ran ] && grep -q "sandbox.ro_dirs: / is bound read-only" <<<"$err"; echo $?) \
+    "a launch refuses it before anything starts: 125 ($err)"
+err=$(asb -c "$TEST_TMP/basic.cfg" --mount "ro:$TEST_TMP/outside:/proc/asb" --check 2>&1)
+ok $([ $? -eq 125 ] && grep -q "/proc/asb is inside the sandbox's /proc" <<<"$err"; echo $?) "--check refuses a mount inside /proc"
+# Left to the run: the backend fails after it started (here: a mount point
+# through the /bin symlink, on the read-only /usr). 125 and the reason, not
+# the agent's status.
+err=$(asb -c "$TEST_TMP/basic.cfg" --mount "ro:$TEST_TMP/outside:/bin/asb-x" -- -c 'touch ran' 2>&1)
+ok $([ $? -eq 125 ] && [ ! -e ran ] && grep -q "failed while it was being set up, before the agent's command ran" <<<"$err"; echo $?) \
+    "a backend failing after its start is a setup failure (125), not the agent's exit status"
+mkdir -p "$TEST_TMP/noint" && printf '#!/nonexistent/interpreter\n' >"$TEST_TMP/noint/noint.sh" && chmod 755 "$TEST_TMP/noint/noint.sh"
+printf 'sandbox: { command = "%s"; };\nnetwork: { enabled = false; };\n' "$TEST_TMP/noint/noint.sh" >"$TEST_TMP/noint.cfg"
+err=$(asb -c "$TEST_TMP/noint.cfg" 2>&1)
+ok $([ $? -eq 125 ] && grep -q "cannot run /run/agentsandbox/bin/noint.sh inside the sandbox: No such file or directory (a script whose interpreter" <<<"$err"; echo $?) \
+    "a command that cannot be executed inside is a setup failure that says why ($err)"
+# A nested repo whose git dir this user cannot write: nothing inside can
+# create the protected files either, so none is masked (a mask would make
+# the backend fail creating its mount point there).
+mkdir -p "$WS/ro-nested" && git init -q "$WS/ro-nested" && chmod 0555 "$WS/ro-nested/.git"
+asb -c "$TEST_TMP/basic.cfg" -- -c 'exit 7' >/dev/null 2>&1
+ok $([ $? -eq 7 ] && [ ! -e "$WS/ro-nested/.git/config.worktree" ]; echo $?) \
+    "a nested repo with an unwritable .git: the agent runs, nothing is created there"
+chmod 0755 "$WS/ro-nested/.git" && rm -rf "$WS/ro-nested"
+
 # --- session directory --------------------------------------------------------
 rm -rf "$XDG_STATE_HOME/agentsandbox"
 TOKENVAL=super-secret-value-123 asb -c "$TEST_TMP/basic.cfg" --env "SOME_TOKEN=\$TOKENVAL" \
