@@ -237,6 +237,18 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 			c->mode = MODE_VERSION;
 			continue;
 		}
+		if (c->mode == MODE_SESSIONS &&
+		    (strcmp(arg, "--json") == 0 || strcmp(arg, "--paths") == 0 ||
+		     strcmp(arg, "--last") == 0)) {
+			c->list_format = arg[2] == 'j' ? 1 : arg[2] == 'p' ? 2 : 3;
+			continue;
+		}
+		if (c->mode == MODE_ALLOWLIST &&
+		    (r = want_value(argc, argv, &i, "--session", &v)) != 0) {
+			if (r < 0 || (r = set_str(&c->session, v)) < 0)
+				return r;
+			continue;
+		}
 		if (strcmp(arg, "--show-config") == 0) {
 			c->mode = MODE_SHOW_CONFIG;
 			continue;
@@ -373,6 +385,7 @@ void cli_free(struct cli *c)
 	strv_clear(&c->agent_args);
 	strv_clear(&c->accept_weaker);
 	strv_clear(&c->reveal);
+	free(c->session);
 	strv_clear(&c->plugin_opts);
 }
 

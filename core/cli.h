@@ -35,6 +35,10 @@ struct cli {
 	struct strv reveal; /* --reveal KEY: --show-config prints its value */
 	/* Plugin options, in the order given: "plugin\tkey\tvalue\tflag". */
 	struct strv plugin_opts;
+	/* Subcommands: sessions [--json | --paths | --last], allowlist
+	 * [--session NAME]. */
+	int list_format; /* SESSIONS_* (subcommands.h) */
+	char *session;
 	bool have_agent_args;
 	struct strv agent_args;
 };

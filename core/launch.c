@@ -423,6 +423,9 @@ static void log_policy(const struct launch *l)
 	const struct policy *p = l->policy;
 	log_msg(LOG_INFO, "agentsandbox %s, session %s", ASB_VERSION, l->session.id);
 	log_msg(LOG_INFO, "config: %s", p->config_file ? p->config_file : "(none)");
+	/* The command's name for `agentsandbox sessions`; its arguments may
+	 * carry what the user would not want in a record. */
+	log_msg(LOG_INFO, "command: %s", l->shell ? "bash (--shell)" : p->command.value);
 	log_msg(LOG_INFO, "user %s (uid %d), home %s, launched from %s", p->user, (int)p->uid,
 	        p->home, p->launch_dir);
 	log_msg(LOG_INFO, "workspace: %s [%s]", p->workspace.value,

@@ -235,11 +235,15 @@ int main(int argc, char **argv)
 		    (r = cli_apply(&c, &plugins, &p, expand_lookup_environ, NULL)) < 0)
 			code = fail(r);
 		else if (c.mode == MODE_ALLOWLIST)
-			code = subcommand_allowlist(&p, p.agent_args.n ? p.agent_args.v[0] : NULL,
+			code = subcommand_allowlist(&p,
+			                            c.session        ? c.session
+			                            : p.agent_args.n ? p.agent_args.v[0]
+			                                             : NULL,
 			                            stdout);
 		else
-			code = c.mode == MODE_SESSIONS ? subcommand_sessions(&p, stdout)
-			                               : subcommand_plugins(&plugins, stdout);
+			code = c.mode == MODE_SESSIONS
+			           ? subcommand_sessions(&p, c.list_format, stdout)
+			           : subcommand_plugins(&plugins, stdout);
 		policy_free(&p);
 		cli_free(&c);
 		catalog_free(&plugins);
