@@ -86,19 +86,35 @@ static bool is_system_path(const char *path)
 	return false;
 }
 
+/* What an executable needs beside it: its directory, or, for a program of a
+ * node package (npm installs a CLI as node_modules/PKG/bin/x, its
+ * dependencies and native parts in other packages of that tree), the
+ * outermost node_modules directory it lies in. */
+static char *executable_dir(const char *host_path)
+{
+	const char *nm = NULL;
+	for (const char *c = host_path; (c = strstr(c, "/node_modules/")); c++)
+		if (!nm)
+			nm = c;
+	if (nm)
+		return strndup(host_path, (size_t)(nm - host_path) + strlen("/node_modules"));
+	char *dir = strdup(host_path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	return dir;
+}
+
 int layout_add_executable(struct plan *plan, const struct policy *p, const char *name,
                           const char *host_path, const char *origin)
 {
 	int r;
 	if (!is_system_path(host_path)) {
-		_cleanup_free_ char *dir = strdup(host_path);
+		_cleanup_free_ char *dir = executable_dir(host_path);
 		if (!dir)
 			return -ENOMEM;
-		char *slash = strrchr(dir, '/');
-		if (slash == dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
 		/* Binding the directory must not expose the home directory itself. */
 		if (strcmp(dir, "/") == 0 || (p->home && path_is_within(p->home, dir))) {
 			err_set("%s: %s lives directly in %s; binding its directory would expose "
@@ -111,6 +127,9 @@ int layout_add_executable(struct plan *plan, const struct policy *p, const char 
 		for (size_t i = 0; i < plan->n_entries; i++)
 			if (plan->entries[i].host_path && strcmp(plan->entries[i].dest, dir) == 0)
 				already = true;
+		/* In the workspace it is visible (and writable) already. */
+		if (p->workspace.value && path_is_within(dir, p->workspace.value))
+			already = true;
 		if (!already &&
 		    (r = plan_path(plan, ASB_ENTRY_READ, dir, NULL, ASB_ENTRY_F_EXEC, origin)) < 0)
 			return r;
