@@ -389,17 +389,46 @@ void cli_free(struct cli *c)
 	strv_clear(&c->plugin_opts);
 }
 
+#ifndef ASB_EXAMPLESDIR
+#define ASB_EXAMPLESDIR "/usr/local/share/agentsandbox/examples"
+#endif
+
+/* -c NAME: a file of that name here, else NAME(.cfg) in the config
+ * directory, else the installed example of that name. */
+static char *by_name(const char *name, expand_lookup_fn lookup, void *ud)
+{
+	struct stat st;
+	if (strchr(name, '/') || stat(name, &st) == 0)
+		return strdup(name);
+	const char *xdg = lookup("XDG_CONFIG_HOME", ud);
+	const char *home = lookup("HOME", ud);
+	_cleanup_free_ char *dir = xdg && *xdg ? str_printf("%s/agentsandbox", xdg)
+	                           : home      ? str_printf("%s/.config/agentsandbox", home)
+	                                       : NULL;
+	bool has_ext = strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".cfg") == 0;
+	const char *dirs[] = {dir, ASB_EXAMPLESDIR};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		if (!dirs[i])
+			continue;
+		char *cand = str_printf("%s/%s%s", dirs[i], name, has_ext ? "" : ".cfg");
+		if (cand && stat(cand, &st) == 0)
+			return cand;
+		free(cand);
+	}
+	return strdup(name); /* not found: the error names what was given */
+}
+
 int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char **path,
                     int *source)
 {
 	if (c->config_path) {
 		*source = SRC_FLAG;
-		return (*path = strdup(c->config_path)) ? 0 : -ENOMEM;
+		return (*path = by_name(c->config_path, lookup, ud)) ? 0 : -ENOMEM;
 	}
 	const char *env = lookup("AGENTSANDBOX_CONFIG", ud);
 	if (env && *env) {
 		*source = SRC_ENV;
-		return (*path = strdup(env)) ? 0 : -ENOMEM;
+		return (*path = by_name(env, lookup, ud)) ? 0 : -ENOMEM;
 	}
 	const char *xdg = lookup("XDG_CONFIG_HOME", ud);
 	const char *home = lookup("HOME", ud);

@@ -265,6 +265,16 @@ static int load_sandbox(struct policy *p, const config_setting_t *g, expand_look
 	if ((s = config_setting_get_member(g, "command")) &&
 	    (r = get_string(s, "sandbox.command", &p->command)) < 0)
 		return r;
+	/* "~/.local/bin/claude", "$HOME/bin/x": a path, expanded like the others
+	 * (a plain name is looked up on PATH). */
+	if (s && (p->command.value[0] == '~' || strchr(p->command.value, '$'))) {
+		char *cmd = NULL;
+		if ((r = config_expand_path(s, "sandbox.command", p->command.value, lookup,
+		                            userdata, &cmd)) < 0)
+			return r;
+		free(p->command.value);
+		p->command.value = cmd;
+	}
 	if ((s = config_setting_get_member(g, "backend")) &&
 	    (r = get_string(s, "sandbox.backend", &p->backend)) < 0)
 		return r;

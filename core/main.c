@@ -60,6 +60,24 @@ static int identify(struct policy *p)
 	return p->home && p->user && p->launch_dir ? 0 : -ENOMEM;
 }
 
+/* A config that failed to parse: say so when it looks like JSON or YAML. */
+static void config_format_hint(const char *path)
+{
+	const char *ext = strrchr(path, '.');
+	FILE *f = fopen(path, "re");
+	int c = ' ';
+	while (f && (c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
+		;
+	if (f)
+		fclose(f);
+	bool json = c == '{' || c == '[' || (ext && strcmp(ext, ".json") == 0);
+	bool yaml = (ext && (strcmp(ext, ".yaml") == 0 || strcmp(ext, ".yml") == 0)) || c == '-';
+	if (json || yaml)
+		err_prefix("%s looks like %s, but agentsandbox reads libconfig syntax (sandbox: { "
+		           "command = \"claude\"; }; see the examples)",
+		           path, json ? "JSON" : "YAML");
+}
+
 static int resolve_policy(struct policy *p, const struct cli *c, const struct catalog *plugins)
 {
 	int r = identify(p);
@@ -72,14 +90,27 @@ static int resolve_policy(struct policy *p, const struct cli *c, const struct ca
 		return r;
 	if (cfg) {
 		char real[PATH_MAX];
+		struct stat cst;
 		if (!realpath(cfg, real)) {
-			err_set("%s: cannot read config: %s", cfg, strerror(errno));
+			err_set(
+			    "%s: cannot read config: %s%s", cfg, strerror(errno),
+			    errno == ENOENT && !strchr(cfg, '/')
+			        ? " (nor is there one of that name in ~/.config/agentsandbox or "
+			          "the installed examples)"
+			        : "");
 			return -errno;
+		}
+		if (stat(real, &cst) == 0 && S_ISDIR(cst.st_mode)) {
+			err_set("%s: is a directory, not a config file", cfg);
+			return -EISDIR;
 		}
 		if (!(p->config_file = strdup(cfg)))
 			return -ENOMEM;
-		if ((r = config_load(p, cfg, expand_lookup_environ, NULL)) < 0)
+		p->config_source = cfg_source;
+		if ((r = config_load(p, cfg, expand_lookup_environ, NULL)) < 0) {
+			config_format_hint(cfg);
 			return r;
+		}
 	}
 	if ((r = cli_apply(c, plugins, p, expand_lookup_environ, NULL)) < 0)
 		return r;

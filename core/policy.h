@@ -71,6 +71,7 @@ struct plimit {
 struct policy {
 	/* Identity of the launch. */
 	char *config_file; /* absolute, or NULL when none */
+	int config_source; /* SRC_FLAG (-c), SRC_ENV, SRC_DEFAULT */
 	char *home;
 	char *user;
 	uid_t uid;

@@ -2,6 +2,7 @@
 #include "show.h"
 
 #include "hardening.h"
+#include "netrules.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -151,13 +152,66 @@ static const struct env_entry *declared_env(const struct policy *p, const char *
 	return NULL;
 }
 
+/* Which declared packages made it onto PATH ("rg?" may be missing). */
+static void show_packages_found(FILE *out, const struct launch *l)
+{
+	const struct policy *p = l->policy;
+	bool any_missing = false;
+	for (size_t i = 0; i < p->packages.items.n; i++) {
+		const char *name = p->packages.items.v[i];
+		size_t n = strlen(name);
+		if (n < 2 || name[n - 1] != '?')
+			continue;
+		_cleanup_free_ char *base = strndup(name, n - 1);
+		if (base && !plan_find_exec(&l->plan, base)) {
+			fprintf(out, "%s%s", any_missing ? ", " : "", base);
+			any_missing = true;
+		}
+	}
+	fputs(any_missing ? "  (optional, not installed: skipped)\n"
+	                  : "(every declared package was found)\n",
+	      out);
+}
+
+/* The first lines: what would run, where, with what network. */
+static void show_summary(FILE *out, const struct launch *l)
+{
+	const struct policy *p = l->policy;
+	fprintf(out, "# will run:     %s", l->shell ? "bash (--shell)" : p->command.value);
+	for (size_t i = 0; !l->shell && i < p->args.items.n; i++)
+		fprintf(out, " %s", p->args.items.v[i]);
+	for (size_t i = 0; !l->shell && i < p->agent_args.n; i++)
+		fprintf(out, " %s", p->agent_args.v[i]);
+	fprintf(out, "\n# in:           %s (read-write), backend %s\n", p->workspace.value,
+	        l->backend ? l->backend->name : "?");
+	fprintf(out, "# network:      %s", network_mode_name(l->net.mode));
+	if (l->net.mode == NET_FILTERED && l->net.rules)
+		fprintf(out, " (%zu allowed_domains entr%s)", l->net.rules->n_rules,
+		        l->net.rules->n_rules == 1 ? "y" : "ies");
+	fputc('\n', out);
+	size_t declared = p->packages.items.n, found = 0;
+	for (size_t i = 0; i < l->plan.n_execs; i++)
+		found += strcmp(l->plan.execs[i].origin, "sandbox.packages") == 0;
+	fprintf(out, "# on PATH:      %zu executables (%zu from %zu packages)\n", l->plan.n_execs,
+	        found, declared);
+	if (l->view_error[0])
+		fprintf(out, "# CANNOT RUN:   %s\n", l->view_error);
+	if (l->network_error[0])
+		fprintf(out, "# CANNOT RUN:   %s\n", l->network_error);
+	fputc('\n', out);
+}
+
 void show_config(FILE *out, const struct launch *l)
 {
 	const struct policy *p = l->policy;
+	show_summary(out, l);
 	fprintf(out, "# agentsandbox %s: resolved policy [where each value came from]\n",
 	        ASB_VERSION);
 	fprintf(out, "%-14s%s  [%s]\n", "config", p->config_file ? p->config_file : "(none)",
-	        p->config_file ? "flag/env/default" : "none");
+	        !p->config_file                ? "none"
+	        : p->config_source == SRC_FLAG ? "flag -c"
+	        : p->config_source == SRC_ENV  ? "env AGENTSANDBOX_CONFIG"
+	                                       : "default location");
 	fprintf(out, "%-14s%s", "name", p->name.value ? p->name.value : "");
 	src(out, p, p->name.source, p->name.line);
 	fprintf(out, "%-14s%s", "command",
@@ -177,6 +231,8 @@ void show_config(FILE *out, const struct launch *l)
 	fprintf(out, "%-14s%s", "workspace", p->workspace.value);
 	src(out, p, p->workspace.source, p->workspace.line);
 	show_list(out, p, "packages", &p->packages);
+	fprintf(out, "%-14s", "");
+	show_packages_found(out, l);
 	show_list(out, p, "rw_dirs", &p->rw_dirs);
 	show_list(out, p, "rw_files", &p->rw_files);
 	show_list(out, p, "ro_dirs", &p->ro_dirs);
@@ -225,10 +281,17 @@ void show_config(FILE *out, const struct launch *l)
 		for (int i = 0; i < n; i++) {
 			const config_setting_t *c =
 			    config_setting_get_elem(p->network, (unsigned)i);
-			fprintf(out, "network.%s = ", config_setting_name(c));
+			const char *key = config_setting_name(c);
+			/* A flag or variable decided these: the line above says which. */
+			const struct pbool *over = strcmp(key, "enabled") == 0 ? &p->network_enabled
+			                           : strcmp(key, "unix_sockets") == 0
+			                               ? &p->unix_sockets
+			                               : NULL;
+			fprintf(out, "network.%s = ", key);
 			print_setting(out, c);
-			fprintf(out, "  [file %s:%u]\n", p->config_file ? p->config_file : "",
-			        config_setting_source_line(c));
+			fprintf(out, "  [file %s:%u]%s\n", p->config_file ? p->config_file : "",
+			        config_setting_source_line(c),
+			        over && over->source > SRC_FILE ? "  (overridden, see above)" : "");
 		}
 	}
 

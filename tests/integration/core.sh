@@ -158,6 +158,25 @@ err=$(asb -c "$TEST_TMP/sym.cfg" -- -c 'cat '"$WS"'/sneaky/id_ed25519' 2>&1)
 ok $([ $? -eq 125 ] && grep -q "is a symlink to" <<<"$err"; echo $?) "a declared symlink escaping the workspace is refused"
 rm "$WS/sneaky"
 
+# --- finding and reading the config ---------------------------------------------
+mkdir -p "$XDG_CONFIG_HOME/agentsandbox"
+cp "$TEST_TMP/basic.cfg" "$XDG_CONFIG_HOME/agentsandbox/mine.cfg"
+out=$(asb -c mine --show-config 2>&1)
+ok $(grep -q "^config .*agentsandbox/mine.cfg  \[flag -c\]" <<<"$out"; echo $?) "-c NAME finds ~/.config/agentsandbox/NAME.cfg; the source is the flag"
+out=$(AGENTSANDBOX_CONFIG=mine asb --show-config 2>&1)
+ok $(grep -q "^config .*mine.cfg  \[env AGENTSANDBOX_CONFIG\]" <<<"$out"; echo $?) "... and AGENTSANDBOX_CONFIG=NAME, its source the variable"
+printf '{ "sandbox": { "command": "bash" } }\n' >"$TEST_TMP/cfg.json"
+err=$(asb -c "$TEST_TMP/cfg.json" --check 2>&1)
+ok $([ $? -eq 125 ] && grep -q "looks like JSON, but agentsandbox reads libconfig syntax" <<<"$err"; echo $?) "a JSON config gets a hint"
+err=$(asb -c "$TEST_TMP" --check 2>&1)
+ok $([ $? -eq 125 ] && grep -q "is a directory, not a config file" <<<"$err"; echo $?) "a directory as config says so"
+mkdir -p "$HOME/.local/bin" && printf '#!/bin/sh\necho tilde-ok\n' >"$HOME/.local/bin/tildecmd" && chmod 755 "$HOME/.local/bin/tildecmd"
+printf 'sandbox: { command = "~/.local/bin/tildecmd"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/tilde.cfg"
+ok $([ "$(asb -c "$TEST_TMP/tilde.cfg" 2>&1)" = tilde-ok ]; echo $?) "sandbox.command expands ~ (where Claude's installer puts it)"
+out=$(AGENTSANDBOX_NETWORK=0 asb -c "$TEST_TMP/basic.cfg" --show-config 2>&1)
+ok $(grep -q "^network.enabled = false  \[file .*(overridden, see above)" <<<"$out" && grep -q "^# will run: *bash" <<<"$out" &&
+    grep -q "^# network: *off" <<<"$out"; echo $?) "--show-config: a summary first; a file value a variable overrode says so"
+
 # --- setup failures: 125, seen by --check where they can be --------------------
 printf 'sandbox: { command = "bash"; ro_dirs = [ "/" ]; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/rootro.cfg"
 out=$(asb -c "$TEST_TMP/rootro.cfg" --check 2>/dev/null)
