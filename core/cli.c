@@ -80,13 +80,16 @@ static void usage_plugin_options(FILE *f, const struct catalog *plugins)
 void cli_usage(void *file, const struct catalog *plugins)
 {
 	FILE *f = file;
-	fputs("Usage: agentsandbox [-c FILE] [options] [--] [agent args...]\n"
-	      "       agentsandbox sessions | plugins | allowlist [SESSION]\n"
+	fputs("Usage: agentsandbox [-c FILE|NAME] [options] [--] [agent args...]\n"
+	      "       agentsandbox sessions [--json | --paths | --last]\n"
+	      "       agentsandbox allowlist [--session SESSION | SESSION]\n"
+	      "       agentsandbox plugins | proxy [proxy options]\n"
 	      "\n"
 	      "Run an AI coding agent (or any command) in a declarative sandbox.\n"
 	      "\n"
-	      "  -c, --config FILE        the policy (default: $AGENTSANDBOX_CONFIG, then\n"
-	      "                           ${XDG_CONFIG_HOME:-~/.config}/agentsandbox/default.cfg)\n"
+	      "  -c, --config FILE|NAME   the policy (default: $AGENTSANDBOX_CONFIG, then\n"
+	      "                           ${XDG_CONFIG_HOME:-~/.config}/agentsandbox/default.cfg);\n"
+	      "                           a NAME is NAME.cfg there, else the installed example\n"
 	      "      --show-config        print the resolved policy, where each value came from,\n"
 	      "                           what the backend applies, and its exact command\n"
 	      "      --reveal KEY         --show-config prints the value of env KEY (repeatable;\n"
@@ -113,10 +116,15 @@ void cli_usage(void *file, const struct catalog *plugins)
 	      "Exit status: the agent's; 125 when the sandbox could not be set up.\n"
 	      "\n"
 	      "Subcommands:\n"
-	      "  sessions                 list recent session directories\n"
+	      "  sessions                 recent sessions: time, name, command, network, status\n"
+	      "                           and directory; --json, --paths (one a line), --last\n"
+	      "                           (the newest: tail -f \"$(agentsandbox sessions --last)/proxy.log\")\n"
+	      "  allowlist [SESSION]      an allowed_domains block from what a session's proxy\n"
+	      "                           allowed, merged with the entries it ran with (default:\n"
+	      "                           the newest session with a proxy.log; --session NAME:\n"
+	      "                           a directory, its name, or the newest of a sandbox.name)\n"
 	      "  plugins                  list plugins found, their ABI and whether they load\n"
-	      "  allowlist [SESSION]      an allowed_domains block from a session's proxy.log\n"
-	      "                           (default: the newest session that has one)\n",
+	      "  proxy [options]          the filtering proxy on its own (proxy --help)\n",
 	      f);
 	usage_plugin_options(f, plugins);
 }

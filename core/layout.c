@@ -501,6 +501,11 @@ int layout_build(struct plan *plan, const struct policy *p, bool shell, expand_l
 	if ((r = add_env(plan, p, lookup, ud)) < 0)
 		return r;
 	if (shell) {
+		/* A prompt that says where it is (Debian's bash.bashrc sets its own
+		 * PS1, prefixed with "($debian_chroot)"). */
+		if ((r = plan_setenv(plan, "PS1", "(agentsandbox) \\u@\\h:\\w\\$ ")) < 0 ||
+		    (r = plan_setenv(plan, "debian_chroot", "agentsandbox")) < 0)
+			return r;
 		if ((r = strv_push(&plan->argv, PLAN_BIN_DIR "/bash")) < 0)
 			return r;
 		for (size_t i = 0; i < p->agent_args.n; i++)

@@ -2,6 +2,7 @@
 /* agentsandbox: the command line. Everything else lives in the core library;
  * this file turns its results into messages and an exit status. */
 #include "cli.h"
+#include "exec.h"
 #include "config.h"
 #include "launch.h"
 #include "layout.h"
@@ -225,11 +226,30 @@ static int discover(int argc, char **argv, struct catalog *plugins)
 	return r;
 }
 
+/* `agentsandbox proxy ARGS...`: the filtering proxy on its own; it is
+ * installed beside the launcher's other helpers, not on PATH. */
+static int run_proxy(char **argv)
+{
+	_cleanup_free_ char *proxy = NULL;
+	int r = exec_find_helper("agentsandbox-proxy", &proxy);
+	if (r < 0) {
+		err_set("agentsandbox-proxy was not found (next to agentsandbox or in %s)",
+		        ASB_LIBEXECDIR);
+		return fail(r);
+	}
+	argv[0] = proxy;
+	execv(proxy, argv);
+	err_set("%s: %s", proxy, strerror(errno));
+	return fail(-errno);
+}
+
 int main(int argc, char **argv)
 {
 	/* Nothing this process inherited beyond 0-2 reaches the sandbox or a
 	 * helper: a terminal's, an IDE's or a wrapper script's open files. */
 	(void)fds_cloexec_from(3);
+	if (argc > 1 && strcmp(argv[1], "proxy") == 0)
+		return run_proxy(argv + 1);
 	log_set_sink(stderr_sink);
 	struct catalog plugins = {0};
 	struct cli c;
