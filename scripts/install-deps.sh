@@ -11,6 +11,10 @@ packages=(
     bubblewrap slirp4netns ca-certificates
     # tests: real tools inside and around the sandbox
     git curl openssl python3 procps util-linux bsdutils binutils passwd iproute2 nix-bin
+    # the agents suite: each agent's interactive start, under tmux
+    tmux
+    # the bash completion loads on demand with it (it also works sourced alone)
+    bash-completion
 )
 # The npm registry test needs node and npm; keep a node that is already there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
