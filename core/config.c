@@ -120,6 +120,9 @@ static int get_list(const config_setting_t *s, const char *path, struct plist *d
 		return type_error(s, path, "a list of strings [ \"...\" ]");
 	strv_clear(&dst->items);
 	int n = config_setting_length(s);
+	free(dst->item_lines);
+	if (!(dst->item_lines = calloc((size_t)n + 1, sizeof(int))))
+		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
@@ -128,6 +131,7 @@ static int get_list(const config_setting_t *s, const char *path, struct plist *d
 			return -EINVAL;
 		}
 		const char *str = config_setting_get_string(e);
+		dst->item_lines[i] = config_setting_source_line(e);
 		int r;
 		if (paths) {
 			char *expanded = NULL;

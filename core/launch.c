@@ -110,12 +110,13 @@ static int add_plugin(struct launch *l, const char *name, bool must_be_backend)
 	if (r < 0) {
 		if (must_be_backend && r == -ENOENT) {
 			err_clear();
-			err_set("%s%sbackend \"%s\" was not found (see `agentsandbox plugins`)",
-			        l->policy->backend.source == SRC_FILE && l->policy->config_file
-			            ? l->policy->config_file
-			            : "",
-			        l->policy->backend.source == SRC_FILE ? ": sandbox.backend: " : "",
-			        name);
+			if (l->policy->backend.source == SRC_FILE && l->policy->config_file)
+				err_set("%s:%d: sandbox.backend: backend \"%s\" was not found (see "
+				        "`agentsandbox plugins`)",
+				        l->policy->config_file, l->policy->backend.line, name);
+			else
+				err_set("backend \"%s\" was not found (see `agentsandbox plugins`)",
+				        name);
 		}
 		return r;
 	}

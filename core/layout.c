@@ -387,9 +387,13 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 		_cleanup_free_ char *path = NULL;
 		r = exec_find(cmd, search_path, true, &path);
 		if (r < 0) {
-			err_set("%s%s: command \"%s\" %s", p->config_file ? p->config_file : "",
-			        p->command.line ? ": sandbox.command" : "sandbox.command", cmd,
-			        r == -ENOENT ? "was not found on PATH" : strerror(-r));
+			if (p->command.source == SRC_FILE)
+				err_set("%s:%d: sandbox.command: \"%s\" %s", p->config_file,
+				        p->command.line, cmd,
+				        r == -ENOENT ? "was not found on PATH" : strerror(-r));
+			else
+				err_set("command \"%s\" %s", cmd,
+				        r == -ENOENT ? "was not found on PATH" : strerror(-r));
 			return r;
 		}
 		const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
@@ -421,9 +425,14 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 			continue;
 		}
 		if (r < 0) {
-			err_set("%s:%d: sandbox.packages: \"%s\" %s",
-			        p->config_file ? p->config_file : "(config)", p->packages.line,
-			        name, r == -ENOENT ? "was not found on PATH" : strerror(-r));
+			err_set("%s:%d: sandbox.packages: \"%s\" %s%s",
+			        p->config_file ? p->config_file : "(config)",
+			        p->packages.item_lines && p->packages.item_lines[i]
+			            ? p->packages.item_lines[i]
+			            : p->packages.line,
+			        name, r == -ENOENT ? "was not found on PATH" : strerror(-r),
+			        r == -ENOENT ? " (write \"NAME?\" for one that may be missing)"
+			                     : "");
 			return r;
 		}
 		const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;

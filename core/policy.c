@@ -28,6 +28,8 @@ void policy_init(struct policy *p)
 static void plist_free(struct plist *l)
 {
 	strv_clear(&l->items);
+	free(l->item_lines);
+	l->item_lines = NULL;
 }
 
 void policy_free(struct policy *p)

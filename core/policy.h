@@ -31,6 +31,7 @@ struct plist {
 	struct strv items;
 	int source;
 	int line;
+	int *item_lines; /* each item's config line (file lists), or NULL */
 };
 
 struct env_entry {

@@ -177,6 +177,16 @@ out=$(AGENTSANDBOX_NETWORK=0 asb -c "$TEST_TMP/basic.cfg" --show-config 2>&1)
 ok $(grep -q "^network.enabled = false  \[file .*(overridden, see above)" <<<"$out" && grep -q "^# will run: *bash" <<<"$out" &&
     grep -q "^# network: *off" <<<"$out"; echo $?) "--show-config: a summary first; a file value a variable overrode says so"
 
+printf 'sandbox: {\n  command = "no-such-cmd-asb";\n};\n' >"$TEST_TMP/nocmd.cfg"
+err=$(asb -c "$TEST_TMP/nocmd.cfg" 2>&1)
+ok $([ $? -eq 125 ] && grep -q 'nocmd.cfg:2: sandbox.command: "no-such-cmd-asb" was not found on PATH' <<<"$err"; echo $?) "a missing command: its entry's file:line"
+printf 'sandbox: {\n  command = "bash";\n  packages = [ "git",\n    "no-such-tool-asb" ];\n};\n' >"$TEST_TMP/nopkg2.cfg"
+err=$(asb -c "$TEST_TMP/nopkg2.cfg" 2>&1)
+ok $([ $? -eq 125 ] && grep -q 'nopkg2.cfg:4: sandbox.packages: "no-such-tool-asb"' <<<"$err"; echo $?) "a missing package: the line of its own entry"
+printf 'sandbox: {\n  command = "bash";\n  backend = "no-such-backend";\n};\n' >"$TEST_TMP/nobackend.cfg"
+err=$(asb -c "$TEST_TMP/nobackend.cfg" 2>&1)
+ok $([ $? -eq 125 ] && grep -q 'nobackend.cfg:3: sandbox.backend: backend "no-such-backend" was not found' <<<"$err"; echo $?) "an unknown backend: the file and line"
+
 # --- setup failures: 125, seen by --check where they can be --------------------
 printf 'sandbox: { command = "bash"; ro_dirs = [ "/" ]; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/rootro.cfg"
 out=$(asb -c "$TEST_TMP/rootro.cfg" --check 2>/dev/null)
