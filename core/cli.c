@@ -118,7 +118,7 @@ void cli_usage(void *file, const struct catalog *plugins)
 	      "Subcommands:\n"
 	      "  sessions                 recent sessions: time, name, command, network, status\n"
 	      "                           and directory; --json, --paths (one a line), --last\n"
-	      "                           (the newest: tail -f \"$(agentsandbox sessions --last)/proxy.log\")\n"
+	      "                           (the newest directory, for tail -f DIR/proxy.log)\n"
 	      "  allowlist [SESSION]      an allowed_domains block from what a session's proxy\n"
 	      "                           allowed, merged with the entries it ran with (default:\n"
 	      "                           the newest session with a proxy.log; --session NAME:\n"
