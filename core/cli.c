@@ -406,7 +406,9 @@ void cli_free(struct cli *c)
 static char *by_name(const char *name, expand_lookup_fn lookup, void *ud)
 {
 	struct stat st;
-	if (strchr(name, '/') || stat(name, &st) == 0)
+	/* A file of that name here wins (a directory "claude" in a project
+	 * does not). */
+	if (strchr(name, '/') || (stat(name, &st) == 0 && !S_ISDIR(st.st_mode)))
 		return strdup(name);
 	const char *xdg = lookup("XDG_CONFIG_HOME", ud);
 	const char *home = lookup("HOME", ud);

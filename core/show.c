@@ -256,8 +256,8 @@ void show_config(FILE *out, const struct launch *l)
 			fprintf(out, "%s%s%s%s", e->value, strcmp(e->raw, e->value) ? "  (\"" : "",
 			        strcmp(e->raw, e->value) ? e->raw : "",
 			        strcmp(e->raw, e->value) ? "\")" : "");
-		else
-			print_hidden(out, e->key, e->value, e->raw);
+		else /* an --env value is taken as written: it names no variable */
+			print_hidden(out, e->key, e->value, e->source == SRC_FILE ? e->raw : NULL);
 		src(out, p, e->source, e->line);
 	}
 	for (size_t i = 0; i < p->n_overrides; i++) {
@@ -326,7 +326,7 @@ void show_config(FILE *out, const struct launch *l)
 		const struct env_entry *d = declared_env(p, e->key);
 		fprintf(out, "%s=", e->key);
 		if (d && !show_env_revealed(p, e->key))
-			print_hidden(out, e->key, e->value, d->raw);
+			print_hidden(out, e->key, e->value, d->source == SRC_FILE ? d->raw : NULL);
 		else
 			fputs(e->value, out);
 		fputc('\n', out);

@@ -48,7 +48,7 @@ chmod 0755 "$TEST_TMP"
 cfg() {
     cat >"$TEST_TMP/$1.cfg" <<CFG
 sandbox: { name = "nix-test"; command = "sh"; };
-network: { unix_sockets = $3; };
+network: { enabled = false; unix_sockets = $3; };   # networking is network.sh's
 plugins: { nix: { allow = $2; ${4:-} }; };
 CFG
     chmod 0644 "$TEST_TMP/$1.cfg"
