@@ -164,10 +164,10 @@ static int print_check(const struct launch *l)
 	const struct policy *p = l->policy;
 	printf("config: %s: ok\n", p->config_file ? p->config_file : "(none)");
 	for (size_t i = 0; i < l->n_plugins; i++)
-		printf("plugin %s: %s, ABI %u.%u, loaded from %s\n", l->plugins[i].name,
+		printf("plugin %s: %s, ABI %u.%u, loaded from %s (%s)\n", l->plugins[i].name,
 		       l->plugins[i].desc->version ? l->plugins[i].desc->version : "?",
 		       l->plugins[i].desc->abi_major, l->plugins[i].desc->abi_minor,
-		       l->plugins[i].path);
+		       l->plugins[i].path, show_load_reason(l, &l->plugins[i]));
 	for (size_t i = 0; i < l->describe.n; i++) {
 		_cleanup_free_ char *line = strdup(l->describe.v[i]);
 		char *t1 = line ? strchr(line, '\t') : NULL;

@@ -5,6 +5,7 @@
 #include "netrules.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 
@@ -173,6 +174,23 @@ static void show_packages_found(FILE *out, const struct launch *l)
 	      out);
 }
 
+const char *show_load_reason(const struct launch *l, const struct loaded_plugin *lp)
+{
+	static char buf[PATH_MAX + 32];
+	if (lp->desc->kind & ASB_KIND_BACKEND)
+		return l->policy->backend.source == SRC_DEFAULT ? "the default backend"
+		                                                : "the backend chosen";
+	if (lp->group)
+		return "its group in plugins";
+	if (policy_plugin_named(l->policy, lp->name))
+		return "one of its options was set";
+	if (lp->desc->load == ASB_LOAD_IF_EXISTS && lp->desc->load_path) {
+		snprintf(buf, sizeof(buf), "loaded because %s exists", lp->desc->load_path);
+		return buf;
+	}
+	return lp->desc->load == ASB_LOAD_DEFAULT ? "loaded by default" : "loaded";
+}
+
 /* The first lines: what would run, where, with what network. */
 static void show_summary(FILE *out, const struct launch *l)
 {
@@ -299,11 +317,11 @@ void show_config(FILE *out, const struct launch *l)
 
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		const struct loaded_plugin *lp = &l->plugins[i];
-		fprintf(out, "%-14s%s %s (ABI %u.%u) %s%s\n", lp->name,
+		fprintf(out, "%-14s%s %s (ABI %u.%u) %s  [%s]\n", lp->name,
 		        lp->desc->version ? lp->desc->version : "?",
 		        lp->desc->kind & ASB_KIND_BACKEND ? "backend" : "feature",
 		        lp->desc->abi_major, lp->desc->abi_minor, lp->path,
-		        lp->group ? "" : "  [default]");
+		        show_load_reason(l, lp));
 	}
 	for (size_t i = 0; i < l->describe.n; i++) {
 		_cleanup_free_ char *line = strdup(l->describe.v[i]);

@@ -10,6 +10,10 @@
 
 void show_config(FILE *out, const struct launch *l);
 
+/* Why a plugin is loaded: "the default backend", "loaded because
+ * /nix/store exists", ... (borrowed until the next call). */
+const char *show_load_reason(const struct launch *l, const struct loaded_plugin *lp);
+
 /* May --show-config print this env value (sandbox.public_env, --reveal)?
  * Every other value of the user's env is hidden. */
 bool show_env_revealed(const struct policy *p, const char *key);
