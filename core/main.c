@@ -29,8 +29,16 @@ static void stderr_sink(int level, const char *msg)
 static int fail(int r)
 {
 	const char *e = err_get();
-	_cleanup_free_ char *clean = log_escape(e ? e : strerror(r < 0 ? -r : r));
-	fprintf(stderr, "agentsandbox: %s\n", clean ? clean : "error");
+	/* Several errors (a config's, core/config.c) come one a line. */
+	_cleanup_free_ char *all = strdup(e ? e : strerror(r < 0 ? -r : r));
+	char *save = NULL;
+	for (char *line = all ? strtok_r(all, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		_cleanup_free_ char *clean = log_escape(line);
+		fprintf(stderr, "agentsandbox: %s\n", clean ? clean : "error");
+	}
+	if (!all)
+		fputs("agentsandbox: error\n", stderr);
 	return EXIT_SETUP;
 }
 

@@ -177,6 +177,11 @@ out=$(AGENTSANDBOX_NETWORK=0 asb -c "$TEST_TMP/basic.cfg" --show-config 2>&1)
 ok $(grep -q "^network.enabled = false  \[file .*(overridden, see above)" <<<"$out" && grep -q "^# will run: *bash" <<<"$out" &&
     grep -q "^# network: *off" <<<"$out"; echo $?) "--show-config: a summary first; a file value a variable overrode says so"
 
+printf 'sandbox: {\n  comand = "bash";\n  packages = "git";\n  ro_dirs = [ "/no-such-dir-asb" ];\n  common_tools = 3;\n};\nnetwork: { enabled = 1; };\n' >"$TEST_TMP/many.cfg"
+err=$(asb -c "$TEST_TMP/many.cfg" 2>&1)
+ok $([ $? -eq 125 ] && [ "$(grep -c '^agentsandbox: .*many.cfg:[0-9]*: ' <<<"$err")" -eq 5 ] &&
+    grep -q "many.cfg:2: unknown key 'sandbox.comand'" <<<"$err" && grep -q "many.cfg:7: network.enabled" <<<"$err"; echo $?) \
+    "every config error at once, one a line with its file:line"
 printf 'sandbox: {\n  command = "no-such-cmd-asb";\n};\n' >"$TEST_TMP/nocmd.cfg"
 err=$(asb -c "$TEST_TMP/nocmd.cfg" 2>&1)
 ok $([ $? -eq 125 ] && grep -q 'nocmd.cfg:2: sandbox.command: "no-such-cmd-asb" was not found on PATH' <<<"$err"; echo $?) "a missing command: its entry's file:line"
