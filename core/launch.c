@@ -715,6 +715,23 @@ int launch_run(struct launch *l)
 	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)l->spawned.pid);
 
 	if (l->hold && (r = wire_and_release(l)) < 0) {
+		/* The sandbox may have failed on its own first (a mount bubblewrap
+		 * could not make): then that is the cause, as wait() tells it. */
+		int st;
+		int (*wait_op)(const struct asb_host *, struct asb_ctx *, void *, int) =
+		    OP(l, wait);
+		if (wait_op && l->spawned.pid > 0 &&
+		    waitpid(l->spawned.pid, &st, WNOHANG) == l->spawned.pid) {
+			child_forget(&l->spawned);
+			const char *first = err_get();
+			_cleanup_free_ char *saved = first ? strdup(first) : NULL;
+			err_clear();
+			if (wait_op(host_table(), &l->backend->ctx, l->backend->data, st) >= 0 ||
+			    !err_get()) {
+				err_clear();
+				err_set("%s", saved ? saved : strerror(-r));
+			}
+		}
 		kill_sandbox(l);
 		goto fail;
 	}

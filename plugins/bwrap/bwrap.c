@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef ASB_BWRAP_PATH
@@ -288,7 +289,19 @@ static int bwrap_release(const struct asb_host *host, struct asb_ctx *ctx, void 
 	struct bwrap *b = data;
 	if (b->block[1] < 0)
 		return 0;
+	/* bubblewrap may have failed setting up already: no SIGPIPE for that
+	 * (the launcher would die of it); wait() tells the user what happened. */
+	sigset_t pipe_set, old;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
 	int r = write_all(b->block[1], "x", 1);
+	if (r == -EPIPE) {
+		struct timespec none = {0, 0};
+		(void)sigtimedwait(&pipe_set, NULL, &none);
+		r = 0;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close_fd(&b->block[1]);
 	return r;
 }

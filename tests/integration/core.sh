@@ -208,6 +208,12 @@ ok $([ $? -eq 125 ] && grep -q "/proc/asb is inside the sandbox's /proc" <<<"$er
 err=$(asb -c "$TEST_TMP/basic.cfg" --mount "ro:$TEST_TMP/outside:/bin/asb-x" -- -c 'touch ran' 2>&1)
 ok $([ $? -eq 125 ] && [ ! -e ran ] && grep -q "failed while it was being set up, before the agent's command ran" <<<"$err"; echo $?) \
     "a backend failing after its start is a setup failure (125), not the agent's exit status"
+# ... also when the sandbox is held for its network to be wired (the
+# launcher once died of SIGPIPE there).
+printf 'sandbox: { command = "bash"; };\nnetwork: { allowed_domains = ( ); };\n' >"$TEST_TMP/held.cfg"
+err=$(asb -c "$TEST_TMP/held.cfg" --mount "ro:$TEST_TMP/outside:/bin/asb-x" -- -c 'touch ran' 2>&1)
+ok $([ $? -eq 125 ] && [ ! -e ran ] && grep -q "failed while it was being set up" <<<"$err"; echo $?) \
+    "a held sandbox failing after its start: 125 and why ($(tail -1 <<<"$err"))"
 mkdir -p "$TEST_TMP/noint" && printf '#!/nonexistent/interpreter\n' >"$TEST_TMP/noint/noint.sh" && chmod 755 "$TEST_TMP/noint/noint.sh"
 printf 'sandbox: { command = "%s"; };\nnetwork: { enabled = false; };\n' "$TEST_TMP/noint/noint.sh" >"$TEST_TMP/noint.cfg"
 err=$(asb -c "$TEST_TMP/noint.cfg" 2>&1)
