@@ -17,6 +17,10 @@ packages=(
     # geckodriver: Firefox is driven through Marionette), certutil for the
     # NSS databases, a font to render text with
     chromium chromium-driver firefox-esr python3-selenium libnss3-tools fonts-dejavu-core
+    # the agents suite: each agent's interactive start, under tmux
+    tmux
+    # the bash completion loads on demand with it (it also works sourced alone)
+    bash-completion
 )
 # The npm registry test needs node and npm; keep a node that is already there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)
