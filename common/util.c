@@ -146,6 +146,13 @@ static int rm_rf_at(int dirfd, const char *name)
 {
 	_cleanup_close_ int fd =
 	    openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == EACCES) {
+		/* A directory made read-only (by its owner: us) cannot be listed
+		 * or emptied until it is writable again. */
+		if (fchmodat(dirfd, name, 0700, 0) < 0)
+			return -EACCES;
+		fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
 	if (fd < 0) {
 		if (errno == ENOTDIR || errno == ELOOP)
 			return unlinkat(dirfd, name, 0) < 0 && errno != ENOENT ? -errno : 0;
@@ -160,6 +167,10 @@ static int rm_rf_at(int dirfd, const char *name)
 		return -errno;
 	}
 	int r = 0;
+	struct stat st;
+	/* Entries of a read-only directory cannot be removed either. */
+	if (fstat(fd, &st) == 0 && (st.st_mode & 0700) != 0700)
+		(void)!fchmod(fd, (st.st_mode & 07777) | 0700);
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0)

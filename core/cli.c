@@ -80,15 +80,20 @@ static void usage_plugin_options(FILE *f, const struct catalog *plugins)
 void cli_usage(void *file, const struct catalog *plugins)
 {
 	FILE *f = file;
-	fputs("Usage: agentsandbox [-c FILE] [options] [--] [agent args...]\n"
-	      "       agentsandbox sessions | plugins | allowlist [SESSION]\n"
+	fputs("Usage: agentsandbox [-c FILE|NAME] [options] [--] [agent args...]\n"
+	      "       agentsandbox sessions [--json | --paths | --last]\n"
+	      "       agentsandbox allowlist [--session SESSION | SESSION]\n"
+	      "       agentsandbox plugins | proxy [proxy options]\n"
 	      "\n"
 	      "Run an AI coding agent (or any command) in a declarative sandbox.\n"
 	      "\n"
-	      "  -c, --config FILE        the policy (default: $AGENTSANDBOX_CONFIG, then\n"
+	      "  -c, --config FILE|NAME   the policy (default: $AGENTSANDBOX_CONFIG, then\n"
 	      "                           ${XDG_CONFIG_HOME:-~/.config}/agentsandbox/default.cfg)\n"
+	      "                           NAME: NAME.cfg there, else the installed example\n"
 	      "      --show-config        print the resolved policy, where each value came from,\n"
 	      "                           what the backend applies, and its exact command\n"
+	      "      --reveal KEY         --show-config prints the value of env KEY (repeatable;\n"
+	      "                           every other value is hidden; also sandbox.public_env)\n"
 	      "      --shell              open bash in the very same sandbox instead of the agent\n"
 	      "      --check              validate the config and this host, run nothing\n"
 	      "      --workspace DIR      the read-write project directory (default: $PWD)\n"
@@ -111,10 +116,15 @@ void cli_usage(void *file, const struct catalog *plugins)
 	      "Exit status: the agent's; 125 when the sandbox could not be set up.\n"
 	      "\n"
 	      "Subcommands:\n"
-	      "  sessions                 list recent session directories\n"
+	      "  sessions                 recent sessions: time, name, command, network, status\n"
+	      "                           and directory; --json, --paths (one a line), --last\n"
+	      "                           (the newest directory, for tail -f DIR/proxy.log)\n"
+	      "  allowlist [SESSION]      an allowed_domains block from what a session's proxy\n"
+	      "                           allowed, merged with the entries it ran with (default:\n"
+	      "                           the newest session with a proxy.log; --session NAME:\n"
+	      "                           a directory, its name, or the newest of a sandbox.name)\n"
 	      "  plugins                  list plugins found, their ABI and whether they load\n"
-	      "  allowlist [SESSION]      an allowed_domains block from a session's proxy.log\n"
-	      "                           (default: the newest session that has one)\n",
+	      "  proxy [options]          the filtering proxy on its own (proxy --help)\n",
 	      f);
 	usage_plugin_options(f, plugins);
 }
@@ -235,6 +245,18 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 			c->mode = MODE_VERSION;
 			continue;
 		}
+		if (c->mode == MODE_SESSIONS &&
+		    (strcmp(arg, "--json") == 0 || strcmp(arg, "--paths") == 0 ||
+		     strcmp(arg, "--last") == 0)) {
+			c->list_format = arg[2] == 'j' ? 1 : arg[2] == 'p' ? 2 : 3;
+			continue;
+		}
+		if (c->mode == MODE_ALLOWLIST &&
+		    (r = want_value(argc, argv, &i, "--session", &v)) != 0) {
+			if (r < 0 || (r = set_str(&c->session, v)) < 0)
+				return r;
+			continue;
+		}
 		if (strcmp(arg, "--show-config") == 0) {
 			c->mode = MODE_SHOW_CONFIG;
 			continue;
@@ -283,6 +305,11 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 		}
 		if ((r = want_value(argc, argv, &i, "--mount", &v)) != 0) {
 			if (r < 0 || (r = strv_push(&c->mounts, v)) < 0)
+				return r;
+			continue;
+		}
+		if ((r = want_value(argc, argv, &i, "--reveal", &v)) != 0) {
+			if (r < 0 || (r = strv_push(&c->reveal, v)) < 0)
 				return r;
 			continue;
 		}
@@ -365,7 +392,40 @@ void cli_free(struct cli *c)
 	strv_clear(&c->plugin_dirs);
 	strv_clear(&c->agent_args);
 	strv_clear(&c->accept_weaker);
+	strv_clear(&c->reveal);
+	free(c->session);
 	strv_clear(&c->plugin_opts);
+}
+
+#ifndef ASB_EXAMPLESDIR
+#define ASB_EXAMPLESDIR "/usr/local/share/agentsandbox/examples"
+#endif
+
+/* -c NAME: a file of that name here, else NAME(.cfg) in the config
+ * directory, else the installed example of that name. */
+static char *by_name(const char *name, expand_lookup_fn lookup, void *ud)
+{
+	struct stat st;
+	/* A file of that name here wins (a directory "claude" in a project
+	 * does not). */
+	if (strchr(name, '/') || (stat(name, &st) == 0 && !S_ISDIR(st.st_mode)))
+		return strdup(name);
+	const char *xdg = lookup("XDG_CONFIG_HOME", ud);
+	const char *home = lookup("HOME", ud);
+	_cleanup_free_ char *dir = xdg && *xdg ? str_printf("%s/agentsandbox", xdg)
+	                           : home      ? str_printf("%s/.config/agentsandbox", home)
+	                                       : NULL;
+	bool has_ext = strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".cfg") == 0;
+	const char *dirs[] = {dir, ASB_EXAMPLESDIR};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		if (!dirs[i])
+			continue;
+		char *cand = str_printf("%s/%s%s", dirs[i], name, has_ext ? "" : ".cfg");
+		if (cand && stat(cand, &st) == 0)
+			return cand;
+		free(cand);
+	}
+	return strdup(name); /* not found: the error names what was given */
 }
 
 int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char **path,
@@ -373,12 +433,12 @@ int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char
 {
 	if (c->config_path) {
 		*source = SRC_FLAG;
-		return (*path = strdup(c->config_path)) ? 0 : -ENOMEM;
+		return (*path = by_name(c->config_path, lookup, ud)) ? 0 : -ENOMEM;
 	}
 	const char *env = lookup("AGENTSANDBOX_CONFIG", ud);
 	if (env && *env) {
 		*source = SRC_ENV;
-		return (*path = strdup(env)) ? 0 : -ENOMEM;
+		return (*path = by_name(env, lookup, ud)) ? 0 : -ENOMEM;
 	}
 	const char *xdg = lookup("XDG_CONFIG_HOME", ud);
 	const char *home = lookup("HOME", ud);
@@ -637,6 +697,11 @@ int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy 
 	for (size_t i = 0; i < c->env_kv.n; i++)
 		if ((r = set_env_entry(p, c->env_kv.v[i])) < 0)
 			return r;
+	for (size_t i = 0; i < c->reveal.n; i++) {
+		if ((r = strv_push(&p->public_env.items, c->reveal.v[i])) < 0)
+			return r;
+		p->public_env.source = SRC_FLAG;
+	}
 	for (size_t i = 0; i < c->mounts.n; i++)
 		if ((r = add_mount(p, c->mounts.v[i])) < 0)
 			return r;

@@ -10,7 +10,7 @@
 
 const char *hardening_group_lifted_by(const struct launch *l, int g)
 {
-	if (g == SECCOMP_G_UNIX && l->policy->unix_sockets.value)
+	if ((g == SECCOMP_G_UNIX || g == SECCOMP_G_UNIX_PAIRS) && l->policy->unix_sockets.value)
 		return "network.unix_sockets = true";
 	for (size_t i = 0; i < l->plan.n_seccomp_allow; i++)
 		if (strcmp(l->plan.seccomp_allow[i].group, seccomp_group_name(g)) == 0)

@@ -204,14 +204,14 @@ static const char *h_policy_string(struct asb_ctx *ctx, const char *key)
 		return p->launch_dir;
 	if (strcmp(key, "config_file") == 0)
 		return p->config_file;
+	/* Reserved before configure (created from prepare on; a dry run's is
+	 * ".../<session>"). */
 	if (strcmp(key, "session_dir") == 0)
-		return l->have_session ? l->session.dir : l->dry_run ? "<session>" : NULL;
+		return l->session.dir;
 	if (strcmp(key, "session_id") == 0)
-		return l->have_session ? l->session.id : l->dry_run ? "<session-id>" : NULL;
+		return l->session.dir ? l->session.id : NULL;
 	if (strcmp(key, "private_dir") == 0)
-		return ctx->plugin && ctx->plugin->private_dir ? ctx->plugin->private_dir
-		       : l->dry_run                            ? "<session>/private"
-		                                               : NULL;
+		return ctx->plugin ? ctx->plugin->private_dir : NULL;
 	if (strcmp(key, "name") == 0)
 		return p->name.value;
 	if (strcmp(key, "command") == 0)
@@ -522,7 +522,8 @@ static int h_plan_seccomp_group_get(struct asb_ctx *ctx, uint32_t index,
 	for (size_t i = 0; i < plan->n_seccomp_allow; i++)
 		if (strcmp(plan->seccomp_allow[i].group, seccomp_group_name((int)index)) == 0)
 			by = plan->seccomp_allow[i].origin;
-	if (index == SECCOMP_G_UNIX && L(ctx)->policy->unix_sockets.value)
+	if ((index == SECCOMP_G_UNIX || index == SECCOMP_G_UNIX_PAIRS) &&
+	    L(ctx)->policy->unix_sockets.value)
 		by = "network.unix_sockets";
 	struct asb_seccomp_group full = {
 	    .denied = !(plan->seccomp_lifted & (1u << index)),

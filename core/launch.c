@@ -5,6 +5,7 @@
 #include "hardening.h"
 #include "layout.h"
 #include "log.h"
+#include "mountpoints.h"
 #include "spawn.h"
 #include "supervisor.h"
 
@@ -65,8 +66,7 @@ void launch_free(struct launch *l)
 	if (l->sandbox_netns_fd >= 0)
 		close(l->sandbox_netns_fd);
 	network_stop(&l->net);
-	if (l->have_session)
-		session_close(&l->session);
+	session_close(&l->session);
 	*l = (struct launch){0};
 }
 
@@ -110,12 +110,13 @@ static int add_plugin(struct launch *l, const char *name, bool must_be_backend)
 	if (r < 0) {
 		if (must_be_backend && r == -ENOENT) {
 			err_clear();
-			err_set("%s%sbackend \"%s\" was not found (see `agentsandbox plugins`)",
-			        l->policy->backend.source == SRC_FILE && l->policy->config_file
-			            ? l->policy->config_file
-			            : "",
-			        l->policy->backend.source == SRC_FILE ? ": sandbox.backend: " : "",
-			        name);
+			if (l->policy->backend.source == SRC_FILE && l->policy->config_file)
+				err_set("%s:%d: sandbox.backend: backend \"%s\" was not found (see "
+				        "`agentsandbox plugins`)",
+				        l->policy->config_file, l->policy->backend.line, name);
+			else
+				err_set("backend \"%s\" was not found (see `agentsandbox plugins`)",
+				        name);
 		}
 		return r;
 	}
@@ -257,7 +258,8 @@ static bool needs_hold(const struct launch *l)
 {
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		const struct loaded_plugin *lp = &l->plugins[i];
-		if (HOOK(lp, network) || HOOK(lp, pre_exec))
+		if ((HOOK(lp, network) || HOOK(lp, pre_exec)) &&
+		    !(lp->desc->hooks->flags & ASB_HOOKS_F_ONLY_IF_HELD))
 			return true;
 	}
 	return network_needs_wiring(&l->net);
@@ -288,6 +290,32 @@ static int probe_backend(struct launch *l)
 	return r;
 }
 
+static int reserve_session(struct launch *l)
+{
+	const struct policy *p = l->policy;
+	_cleanup_free_ char *root = NULL;
+	int r = session_root(getenv("XDG_STATE_HOME"), p->home, &root);
+	if (r < 0) {
+		err_set("cannot place the session directory: $HOME and $XDG_STATE_HOME unset");
+		return r;
+	}
+	if ((r = session_reserve(&l->session, root, p->name.value)) < 0)
+		return r;
+	if (l->dry_run) {
+		free(l->session.dir);
+		if (!(l->session.dir = str_printf("%s/<session>", root)))
+			return -ENOMEM;
+		snprintf(l->session.id, sizeof(l->session.id), "<session-id>");
+	}
+	for (size_t i = 0; i < l->n_plugins; i++) {
+		struct loaded_plugin *lp = &l->plugins[i];
+		free(lp->private_dir);
+		if (!(lp->private_dir = str_printf("%s/private/%s", l->session.dir, lp->name)))
+			return -ENOMEM;
+	}
+	return 0;
+}
+
 static int build_backend(struct launch *l)
 {
 	const struct asb_host *host = host_table();
@@ -315,6 +343,10 @@ int launch_plan(struct launch *l)
 		l->plugins[i].configured = false;
 	if ((r = protections_check_names(l)) < 0)
 		return r;
+	/* Paths known from configure on (plugins plan with them); created in
+	 * launch_run. A dry run shows them as <session>. */
+	if ((r = reserve_session(l)) < 0)
+		return r;
 	if ((r = run_hook(l, "configure", offsetof(struct asb_hooks, configure))) < 0)
 		return r;
 	if ((r = network_configure(&l->net, p)) < 0)
@@ -340,10 +372,19 @@ int launch_plan(struct launch *l)
 		err_set("cannot place the session directory: $HOME and $XDG_STATE_HOME unset");
 		return r;
 	}
-	if ((r = network_plan(&l->net, &l->plan, state_root, l->caps)) < 0) {
+	if ((r = network_plan(&l->net, &l->plan, state_root, l->session.dir, l->caps)) < 0) {
 		if (!err_get())
 			err_set("cannot prepare the sandbox's network: %s", strerror(-r));
 		return r;
+	}
+	/* An engine that cannot start fails here, before anything runs, with
+	 * the message --check gives too. */
+	if ((r = network_engine_check(&l->net)) < 0) {
+		if (!l->dry_run)
+			return r;
+		snprintf(l->network_error, sizeof(l->network_error), "%s", err_get());
+		log_msg(LOG_WARN, "%s", l->network_error);
+		err_clear();
 	}
 	if ((r = run_hook(l, "pre_mount", offsetof(struct asb_hooks, pre_mount))) < 0)
 		return r;
@@ -362,6 +403,15 @@ int launch_plan(struct launch *l)
 		        l->backend->name);
 		return -EOPNOTSUPP;
 	}
+	/* What would make the backend fail halfway through building the view,
+	 * refused before anything starts (--check says it too). */
+	if ((l->caps & ASB_CAP_FS_VIEW) && (r = mountpoints_check(&l->plan, p)) < 0) {
+		if (!l->dry_run)
+			return r;
+		snprintf(l->view_error, sizeof(l->view_error), "%s", err_get());
+		log_msg(LOG_WARN, "%s", l->view_error);
+		err_clear();
+	}
 	if ((r = protections_evaluate(l)) < 0 && !l->dry_run)
 		return r;
 	if (l->dry_run) {
@@ -377,6 +427,9 @@ static void log_policy(const struct launch *l)
 	const struct policy *p = l->policy;
 	log_msg(LOG_INFO, "agentsandbox %s, session %s", ASB_VERSION, l->session.id);
 	log_msg(LOG_INFO, "config: %s", p->config_file ? p->config_file : "(none)");
+	/* The command's name for `agentsandbox sessions`; its arguments may
+	 * carry what the user would not want in a record. */
+	log_msg(LOG_INFO, "command: %s", l->shell ? "bash (--shell)" : p->command.value);
 	log_msg(LOG_INFO, "user %s (uid %d), home %s, launched from %s", p->user, (int)p->uid,
 	        p->home, p->launch_dir);
 	log_msg(LOG_INFO, "workspace: %s [%s]", p->workspace.value,
@@ -468,12 +521,15 @@ static int default_spawn(struct launch *l, pid_t *pid)
 	char **envp = build_envp(&l->plan);
 	if (!envp)
 		return -ENOMEM;
+	/* A backend whose sandbox keeps the host's paths (a profile) starts in
+	 * the working directory; one with its own view chdirs inside. */
 	struct spawn_opts o = {.keep_fds = l->keep_fds,
 	                       .n_keep_fds = l->n_keep_fds,
 	                       .limits = &set,
 	                       .no_new_privs = true,
 	                       .stdout_fd = -1,
-	                       .stderr_fd = -1};
+	                       .stderr_fd = -1,
+	                       .cwd = l->plan.chdir};
 	r = spawn_exec((const char *const *)l->out_argv.v, (const char *const *)envp, &o, pid);
 	free_envp(envp);
 	return r;
@@ -579,10 +635,7 @@ static int make_private_dirs(struct launch *l)
 		return -errno;
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		struct loaded_plugin *lp = &l->plugins[i];
-		lp->private_dir = str_printf("%s/%s", root, lp->name);
-		if (!lp->private_dir)
-			return -ENOMEM;
-		if (mkdir(lp->private_dir, 0700) < 0 && errno != EEXIST)
+		if (lp->private_dir && mkdir(lp->private_dir, 0700) < 0 && errno != EEXIST)
 			return -errno;
 	}
 	return 0;
@@ -602,11 +655,9 @@ static int start(struct launch *l, char **root_out)
 	struct policy *p = l->policy;
 	const struct asb_host *host = host_table();
 	int r;
-	if ((r = session_root(getenv("XDG_STATE_HOME"), p->home, root_out)) < 0) {
-		err_set("cannot place the session directory: $HOME and $XDG_STATE_HOME unset");
-		return r;
-	}
-	if ((r = session_create(&l->session, *root_out, p->name.value)) < 0) {
+	if (!(*root_out = strdup(l->session.root)))
+		return -ENOMEM;
+	if ((r = session_create(&l->session)) < 0) {
 		err_set("cannot create a session directory under %s: %s", *root_out, strerror(-r));
 		return r;
 	}
@@ -667,6 +718,23 @@ int launch_run(struct launch *l)
 	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)l->spawned.pid);
 
 	if (l->hold && (r = wire_and_release(l)) < 0) {
+		/* The sandbox may have failed on its own first (a mount bubblewrap
+		 * could not make): then that is the cause, as wait() tells it. */
+		int st;
+		int (*wait_op)(const struct asb_host *, struct asb_ctx *, void *, int) =
+		    OP(l, wait);
+		if (wait_op && l->spawned.pid > 0 &&
+		    waitpid(l->spawned.pid, &st, WNOHANG) == l->spawned.pid) {
+			child_forget(&l->spawned);
+			const char *first = err_get();
+			_cleanup_free_ char *saved = first ? strdup(first) : NULL;
+			err_clear();
+			if (wait_op(host_table(), &l->backend->ctx, l->backend->data, st) >= 0 ||
+			    !err_get()) {
+				err_clear();
+				err_set("%s", saved ? saved : strerror(-r));
+			}
+		}
 		kill_sandbox(l);
 		goto fail;
 	}
@@ -690,8 +758,11 @@ int launch_run(struct launch *l)
 		/* The backend failed before the agent ran: a setup error. */
 		log_msg(LOG_ERROR, "the %s sandbox failed before the agent started (%s)",
 		        l->backend->name, strerror(-code));
-		err_set("the %s sandbox failed before the agent started (see its message above)",
-		        l->backend->name);
+		/* The backend's own account (an ERROR it logged), else this. */
+		if (!err_get())
+			err_set("the %s sandbox failed before the agent started (see its message "
+			        "above)",
+			        l->backend->name);
 		launch_post_exit(l, -EIO);
 		backend_cleanup(l);
 		remove_private_dirs(l);

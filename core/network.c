@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "network.h"
 
+#include "allowlist.h"
 #include "bridge.h"
 #include "config.h"
 #include "log.h"
@@ -163,17 +164,20 @@ static int ports_into_plan(const struct network *n, struct plan *plan)
  * it is made beside the session directories, linked into the session's once
  * that exists, and its first name goes at exit. */
 static int add_ca_bundle(struct network *n, struct plan *plan, const char *state_root,
-                         uint64_t caps)
+                         const char *session_dir, uint64_t caps)
 {
 	int r;
 	bool remap = caps & ASB_CAP_REMAP;
 	const char *inside = remap ? NET_CA_BUNDLE : NULL;
+	_cleanup_free_ char *shown = NULL;
 	if (!state_root) {
 		/* --show-config: show where it would be. */
-		if ((r = plan_path_unopened(plan, ASB_ENTRY_READ, "<session>/ca-bundle.pem",
+		if (!(shown = str_printf("%s/ca-bundle.pem", session_dir)))
+			return -ENOMEM;
+		if ((r = plan_path_unopened(plan, ASB_ENTRY_READ, shown,
 		                            remap ? NET_CA_BUNDLE : NULL, 0, "network")) < 0)
 			return r;
-		inside = remap ? NET_CA_BUNDLE : "<session>/ca-bundle.pem";
+		inside = remap ? NET_CA_BUNDLE : shown;
 	} else {
 		if ((r = mkdir_p(state_root, 0700)) < 0)
 			return r;
@@ -233,7 +237,8 @@ static int bind_host_listener(struct network *n)
 	return 0;
 }
 
-int network_plan(struct network *n, struct plan *plan, const char *state_root, uint64_t caps)
+int network_plan(struct network *n, struct plan *plan, const char *state_root,
+                 const char *session_dir, uint64_t caps)
 {
 	int r;
 	n->in_namespace = caps & ASB_CAP_NETNS;
@@ -276,7 +281,7 @@ int network_plan(struct network *n, struct plan *plan, const char *state_root, u
 	    (r = plan_setenv(plan, "no_proxy", "localhost,127.0.0.1,::1")) < 0)
 		return r;
 	plan->proxy_port = n->proxy_port;
-	return add_ca_bundle(n, plan, state_root, caps);
+	return add_ca_bundle(n, plan, state_root, session_dir, caps);
 }
 
 int network_plan_credentials(struct network *n, struct plan *plan, const struct policy *p,
@@ -527,6 +532,24 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The entries this session ran with, as config text: `agentsandbox
+ * allowlist` merges what it derives with them (core/allowlist.c). */
+static void write_rules(const struct network *n, const char *session_dir)
+{
+	_cleanup_free_ char *path = str_printf("%s/allowed_domains.cfg", session_dir);
+	_cleanup_fclose_ FILE *f = path ? fopen(path, "we") : NULL;
+	if (!f)
+		return;
+	fputs("# The allowed_domains this session ran with (agentsandbox allowlist reads "
+	      "it).\nnetwork: {\n  allowed_domains = (",
+	      f);
+	for (size_t i = 0; i < n->rules->n_rules; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		allowlist_print_rule(f, &n->rules->rules[i]);
+	}
+	fputs("\n  );\n};\n", f);
+}
+
 static void write_record(struct network *n, const char *session_dir)
 {
 	_cleanup_free_ char *path = str_printf("%s/network.json", session_dir);
@@ -556,6 +579,8 @@ static void write_record(struct network *n, const char *session_dir)
 	fputs("],\n  \"resolver\": ", f);
 	json_str(f, engine ? lay->resolver : NULL);
 	fputs(",\n", f);
+	if (n->mode == NET_FILTERED && n->rules)
+		write_rules(n, session_dir);
 	if (n->mode == NET_FILTERED) {
 		fprintf(f, "  \"proxy\": { \"address\": \"127.0.0.1:%u\", \"pid\": %d },\n",
 		        (unsigned)n->proxy_port, (int)n->proxy.pid);
@@ -635,6 +660,14 @@ static int engine_error(int r)
 	} else if (!err_get())
 		err_set("cannot start the open network mode's engine: %s", strerror(-r));
 	return r;
+}
+
+int network_engine_check(const struct network *n)
+{
+	if (n->mode != NET_OPEN || !n->in_namespace)
+		return 0;
+	int r = platform_engine_usable();
+	return r < 0 ? engine_error(r) : 0;
 }
 
 int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,

@@ -68,8 +68,10 @@ void network_init(struct network *n);
 int network_configure(struct network *n, const struct policy *p);
 
 /* The intent, entries and environment for the mode. state_root: where the
- * CA bundle file is made (NULL for a dry run); caps: the backend's. */
-int network_plan(struct network *n, struct plan *plan, const char *state_root, uint64_t caps);
+ * CA bundle file is made (NULL for a dry run, which shows it in
+ * session_dir); caps: the backend's. */
+int network_plan(struct network *n, struct plan *plan, const char *state_root,
+                 const char *session_dir, uint64_t caps);
 
 /* After the plugins' env hooks: the credentials' placeholders into the plan
  * (nothing may override them), and the check that no real value is in it.
@@ -87,6 +89,10 @@ bool network_needs_wiring(const struct network *n);
 /* Before the sandbox starts (a backend without its own namespace): start
  * the proxy on its host port; write network.json. */
 int network_start_host(struct network *n, const struct policy *p, const char *session_dir);
+/* The open mode's engine can start here (after network_plan; before
+ * anything starts): 0, or -errno with the launch error saying why and
+ * what to do instead. */
+int network_engine_check(const struct network *n);
 /* The sandbox exists (held): proxy, engine, bridges, network.json. */
 int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,
                  int netns_fd);

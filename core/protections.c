@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <string.h>
+#include <unistd.h>
 
 static const struct {
 	const char *name;
@@ -87,6 +88,16 @@ static void asked_by(struct protection_state *s, const char *who)
 		snprintf(s->asked_by, sizeof(s->asked_by), "%s", who);
 }
 
+static bool same_link_on_host(const struct plan_entry *e)
+{
+	char target[4096];
+	ssize_t n = readlink(e->dest, target, sizeof(target) - 1);
+	if (n < 0)
+		return false;
+	target[n] = '\0';
+	return strcmp(target, e->host_path) == 0;
+}
+
 static bool accepted(const struct launch *l, int p)
 {
 	return strv_contains(&l->policy->accept_weaker.items, table[p].name);
@@ -136,8 +147,13 @@ int protections_evaluate(struct launch *l)
 			s[PROT_EPHEMERAL].asked = true;
 			asked_by(&s[PROT_EPHEMERAL], e->origin);
 			break;
-		case ASB_ENTRY_FILE:
 		case ASB_ENTRY_SYMLINK:
+			/* A link the host has already, where the host's files stay
+			 * in place, needs no placing. */
+			if ((c & ASB_CAP_FS_RULES) && same_link_on_host(e))
+				break;
+			__attribute__((fallthrough));
+		case ASB_ENTRY_FILE:
 			s[PROT_FILES].asked = true;
 			asked_by(&s[PROT_FILES], e->origin);
 			break;
@@ -157,13 +173,13 @@ int protections_evaluate(struct launch *l)
 	       plan->n_entries);
 	s[PROT_PINNED_PATHS].given = c & ASB_CAP_FD_BINDS;
 	detail(&s[PROT_PINNED_PATHS], "%s",
-	       (c & ASB_CAP_FD_BINDS) ? "bound through the fds that were checked"
+	       (c & ASB_CAP_FD_BINDS) ? "exposed as the very objects that were checked"
 	                              : "re-resolved by name when the sandbox starts");
 	const struct {
 		int prot;
 		uint64_t cap;
 	} plain[] = {{PROT_REMAP, ASB_CAP_REMAP},
-	             {PROT_EPHEMERAL, ASB_CAP_EPHEMERAL},
+	             {PROT_EPHEMERAL, ASB_CAP_EPHEMERAL | ASB_CAP_EPHEMERAL_HOME},
 	             {PROT_FILES, ASB_CAP_FILES},
 	             {PROT_MASKS, ASB_CAP_MASKS}};
 	for (size_t i = 0; i < ARRAY_SIZE(plain); i++) {
@@ -172,6 +188,9 @@ int protections_evaluate(struct launch *l)
 		ps->given = c & plain[i].cap;
 		if (!ps->asked)
 			detail(ps, "%s", "nothing in the plan needs it");
+		else if (plain[i].prot == PROT_EPHEMERAL && !(c & ASB_CAP_EPHEMERAL) && ps->given)
+			detail(ps, "by stand-in: empty private directories for the home and /tmp "
+			           "(HOME, TMPDIR), their real paths denied; other paths sealed");
 		else
 			detail(ps, "%s; asked by %s", ps->given ? "given" : "cannot be given",
 			       ps->asked_by);

@@ -8,12 +8,13 @@ static const struct {
 	const char *name;
 	const char *what;
 } groups[SECCOMP_G_COUNT] = {
-    [SECCOMP_G_UNIX] = {"unix_sockets", "AF_UNIX socket(), socketpair(AF_UNIX, DGRAM|SEQPACKET)"},
+    [SECCOMP_G_UNIX] = {"unix_sockets", "AF_UNIX socket(), socketpair(AF_UNIX, SOCK_DGRAM)"},
     [SECCOMP_G_FAMILIES] = {"socket_families",
                             "socket families other than inet, inet6, unix, netlink route"},
     [SECCOMP_G_TTY] = {"tty_injection", "ioctl TIOCSTI, TIOCLINUX (low 32 bits compared)"},
-    [SECCOMP_G_USERNS] = {"userns", "new namespaces (unshare, clone flags, clone3), setns"},
-    [SECCOMP_G_MOUNT] = {"mount", "mount, umount, pivot_root, chroot, the new mount API"},
+    [SECCOMP_G_USERNS] = {"userns",
+                          "new user, pid, network and IPC namespaces (unshare, clone flags)"},
+    [SECCOMP_G_MOUNT] = {"mount", "mount, umount, pivot_root, the new mount API"},
     [SECCOMP_G_KEYRING] = {"keyring", "add_key, keyctl, request_key"},
     [SECCOMP_G_BPF] = {"bpf", "bpf"},
     [SECCOMP_G_PERF] = {"perf", "perf_event_open"},
@@ -25,6 +26,13 @@ static const struct {
     [SECCOMP_G_PERSONALITY] = {"personality",
                                "personality() other than PER_LINUX, PER_LINUX32, UNAME26 "
                                "and the query"},
+    [SECCOMP_G_UNIX_PAIRS] = {"unix_pairs", "socketpair(AF_UNIX, SOCK_SEQPACKET): a connected "
+                                            "pair, which reaches nothing but itself"},
+    [SECCOMP_G_NAMESPACES] = {"namespaces",
+                              "new mount, UTS, cgroup and time namespaces (unshare, clone "
+                              "flags), and clone3, whose flags the filter cannot read"},
+    [SECCOMP_G_SETNS] = {"setns", "setns: joining another namespace"},
+    [SECCOMP_G_CHROOT] = {"chroot", "chroot"},
 };
 
 const char *seccomp_group_name(int group)

@@ -9,8 +9,8 @@ enum seccomp_group {
 	SECCOMP_G_UNIX,        /* AF_UNIX socket(), socketpair(DGRAM|SEQPACKET) */
 	SECCOMP_G_FAMILIES,    /* socket families beyond inet, inet6, unix, netlink-route */
 	SECCOMP_G_TTY,         /* TIOCSTI, TIOCLINUX */
-	SECCOMP_G_USERNS,      /* new namespaces (unshare/clone flags, clone3), setns */
-	SECCOMP_G_MOUNT,       /* mount API, pivot_root, chroot */
+	SECCOMP_G_USERNS,      /* new user, pid, net, ipc namespaces (unshare/clone flags) */
+	SECCOMP_G_MOUNT,       /* mount API, pivot_root */
 	SECCOMP_G_KEYRING,     /* add_key, keyctl, request_key */
 	SECCOMP_G_BPF,         /* bpf */
 	SECCOMP_G_PERF,        /* perf_event_open */
@@ -19,6 +19,12 @@ enum seccomp_group {
 	SECCOMP_G_PTRACE,      /* ptrace, process_vm_*, kcmp, pidfd_getfd */
 	SECCOMP_G_KERNEL,      /* modules, kexec, reboot, swap, acct, quota, syslog, clock */
 	SECCOMP_G_PERSONALITY, /* personality() other than the usual ones */
+	/* Split off the groups above so that a browser's own sandbox can have
+	 * what it uses (plugins/browsers) and nothing next to it. */
+	SECCOMP_G_UNIX_PAIRS, /* socketpair(AF_UNIX, SOCK_SEQPACKET) */
+	SECCOMP_G_NAMESPACES, /* new mount, uts, cgroup, time namespaces; clone3 */
+	SECCOMP_G_SETNS,      /* setns */
+	SECCOMP_G_CHROOT,     /* chroot */
 	SECCOMP_G_COUNT,
 };
 

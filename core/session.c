@@ -32,13 +32,9 @@ static void sanitize_name(char *s)
 			*s = '_';
 }
 
-int session_create(struct session *s, const char *root, const char *name)
+int session_reserve(struct session *s, const char *root, const char *name)
 {
 	*s = (struct session){.lock_fd = -1};
-	int r = mkdir_p(root, 0700);
-	if (r < 0)
-		return r;
-
 	struct timespec ts;
 	struct tm tm;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -49,11 +45,26 @@ int session_create(struct session *s, const char *root, const char *name)
 	if (!clean)
 		return -ENOMEM;
 	sanitize_name(clean);
+	s->root = strdup(root);
+	s->dir = str_printf("%s/%s.%03ldZ-%d-%s", root, stamp, ts.tv_nsec / 1000000L, (int)getpid(),
+	                    clean);
+	if (!s->root || !s->dir)
+		return -ENOMEM;
+	uuid_t uu;
+	uuid_generate(uu);
+	uuid_unparse_lower(uu, s->id);
+	return 0;
+}
 
-	_cleanup_free_ char *tmp = str_printf("%s/.new-%d-XXXXXX", root, (int)getpid());
-	_cleanup_free_ char *final = str_printf("%s/%s.%03ldZ-%d-%s", root, stamp,
-	                                        ts.tv_nsec / 1000000L, (int)getpid(), clean);
-	if (!tmp || !final)
+int session_create(struct session *s)
+{
+	if (!s->root || !s->dir)
+		return -EINVAL;
+	int r = mkdir_p(s->root, 0700);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *tmp = str_printf("%s/.new-%d-XXXXXX", s->root, (int)getpid());
+	if (!tmp)
 		return -ENOMEM;
 	if (!mkdtemp(tmp))
 		return -errno;
@@ -70,19 +81,16 @@ int session_create(struct session *s, const char *root, const char *name)
 		rm_rf(tmp);
 		return r;
 	}
-	if (rename(tmp, final) < 0) {
-		r = -errno;
+	/* Never over an existing one: the name is this process's. */
+	struct stat st;
+	if (lstat(s->dir, &st) == 0 || rename(tmp, s->dir) < 0) {
+		r = errno ? -errno : -EEXIST;
 		close(fd);
 		rm_rf(tmp);
 		return r;
 	}
-	uuid_t uu;
-	uuid_generate(uu);
-	uuid_unparse_lower(uu, s->id);
-	s->root = strdup(root);
-	s->dir = TAKE_PTR(final);
 	s->lock_fd = fd;
-	return s->root ? 0 : -ENOMEM;
+	return 0;
 }
 
 static int cmp_names_desc(const void *a, const void *b)
@@ -133,16 +141,25 @@ int session_prune(const char *root, size_t keep)
 	if (names.n > 1)
 		qsort(names.v, names.n, sizeof(char *), cmp_names_desc);
 	int removed = 0;
-	for (size_t i = keep; i < names.n; i++) {
+	for (size_t i = 0; i < names.n; i++) {
 		_cleanup_free_ char *dir = str_printf("%s/%s", root, names.v[i]);
 		_cleanup_free_ char *lock = str_printf("%s/%s/" LOCK_NAME, root, names.v[i]);
-		if (!dir || !lock)
+		_cleanup_free_ char *priv = str_printf("%s/%s/private", root, names.v[i]);
+		if (!dir || !lock || !priv)
 			continue;
 		_cleanup_close_ int fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
 			continue; /* its sandbox still runs */
-		if (rm_rf(dir) == 0)
-			removed++;
+		if (i >= keep) {
+			if (rm_rf(dir) == 0)
+				removed++;
+			continue;
+		}
+		/* Kept, but ended: a launcher killed outright left its private
+		 * directories (bundles, runtime state) behind. */
+		struct stat st;
+		if (lstat(priv, &st) == 0)
+			(void)rm_rf(priv);
 	}
 	strv_clear(&names);
 	return removed;

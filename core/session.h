@@ -18,9 +18,12 @@ struct session {
 /* The state root for this user (not created). */
 int session_root(const char *xdg_state_home, const char *home, char **out);
 
-/* Create and lock a new session directory. It appears under its final name
+/* Choose the session's directory (root/<timestamp>-<pid>-<name>) and id;
+ * nothing is created yet, so plugins can know their paths while planning. */
+int session_reserve(struct session *s, const char *root, const char *name);
+/* Create and lock the reserved directory. It appears under its final name
  * only once locked, so a concurrent prune can never take it. */
-int session_create(struct session *s, const char *root, const char *name);
+int session_create(struct session *s);
 
 /* Remove all but the newest `keep` session directories, never one whose
  * lock is held. Returns the number removed. */

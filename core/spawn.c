@@ -44,6 +44,11 @@ int spawn_exec(const char *const *argv, const char *const *envp, const struct sp
 			dup2(o->stderr_fd, STDERR_FILENO);
 		if (o->own_group)
 			setpgid(0, 0);
+		if (o->cwd && chdir(o->cwd) < 0) {
+			dprintf(STDERR_FILENO, "agentsandbox: cannot enter %s: %s\n", o->cwd,
+			        strerror(errno));
+			_exit(125);
+		}
 		int r = platform_child_prepare(parent, o->limits, nnp);
 		if (r < 0) {
 			dprintf(STDERR_FILENO, "agentsandbox: cannot set limits: %s\n",

@@ -20,6 +20,7 @@ struct spawn_opts {
 	bool quiet_stdin;         /* stdin from /dev/null */
 	int stdout_fd, stderr_fd; /* -1: inherited */
 	bool own_group;           /* its own process group (helpers: ^C is the agent's) */
+	const char *cwd;          /* chdir there first (NULL: stay) */
 };
 
 /* fork + execve; *pid on success. The child reports an exec failure on

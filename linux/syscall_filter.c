@@ -26,10 +26,19 @@
 #endif
 #define SOCK_TYPE_MASK 0xf
 
-/* Every namespace flag; CLONE_NEWTIME shares its bit with clone()'s exit
- * signal, so it is checked for unshare() only. */
-static const uint64_t ns_flags[] = {CLONE_NEWNS,   CLONE_NEWCGROUP, CLONE_NEWUTS, CLONE_NEWIPC,
-                                    CLONE_NEWUSER, CLONE_NEWPID,    CLONE_NEWNET, CLONE_NEWTIME};
+/* Every namespace flag and its group: "userns" has what a browser's own
+ * sandbox uses to have less (plugins/browsers), "namespaces" the rest.
+ * CLONE_NEWTIME shares its bit with clone()'s exit signal, so it is checked
+ * for unshare() only. */
+static const struct {
+	uint64_t flag;
+	int group;
+} ns_flags[] = {
+    {CLONE_NEWUSER, SECCOMP_G_USERNS},    {CLONE_NEWPID, SECCOMP_G_USERNS},
+    {CLONE_NEWNET, SECCOMP_G_USERNS},     {CLONE_NEWIPC, SECCOMP_G_USERNS},
+    {CLONE_NEWNS, SECCOMP_G_NAMESPACES},  {CLONE_NEWCGROUP, SECCOMP_G_NAMESPACES},
+    {CLONE_NEWUTS, SECCOMP_G_NAMESPACES}, {CLONE_NEWTIME, SECCOMP_G_NAMESPACES},
+};
 
 /* libseccomp's SCMP_A0() leaves datum_b out for two-operand comparisons,
  * which clang's -Wmissing-field-initializers rejects: spell them out. */
@@ -83,14 +92,19 @@ static int add_sockets(struct compiler *c)
 	                 CMP(0, SCMP_CMP_EQ, AF_NETLINK), CMP(2, SCMP_CMP_NE, 0))) < 0)
 		return r;
 	/* socketpair(): only AF_UNIX makes sense; its stream pairs stay (libuv
-	 * and Python use them for child stdio), datagram and seqpacket go. */
+	 * and Python use them for child stdio), datagram and seqpacket go. A
+	 * datagram socket can still sendto() any named socket, a seqpacket one
+	 * cannot: their own groups. */
 	if ((r = DENY_IF(SECCOMP_G_FAMILIES, "socketpair", EAFNOSUPPORT,
 	                 CMP(0, SCMP_CMP_NE, AF_UNIX))) < 0)
 		return r;
-	static const uint64_t pair_types[] = {SOCK_DGRAM, SOCK_SEQPACKET};
-	for (size_t i = 0; i < ARRAY_SIZE(pair_types); i++)
-		if ((r = DENY_IF(SECCOMP_G_UNIX, "socketpair", EPERM, CMP(0, SCMP_CMP_EQ, AF_UNIX),
-		                 MASKED(1, SOCK_TYPE_MASK, pair_types[i]))) < 0)
+	static const struct {
+		uint64_t type;
+		int group;
+	} pairs[] = {{SOCK_DGRAM, SECCOMP_G_UNIX}, {SOCK_SEQPACKET, SECCOMP_G_UNIX_PAIRS}};
+	for (size_t i = 0; i < ARRAY_SIZE(pairs); i++)
+		if ((r = DENY_IF(pairs[i].group, "socketpair", EPERM, CMP(0, SCMP_CMP_EQ, AF_UNIX),
+		                 MASKED(1, SOCK_TYPE_MASK, pairs[i].type))) < 0)
 			return r;
 	return 0;
 }
@@ -112,17 +126,18 @@ static int add_userns(struct compiler *c)
 {
 	int r;
 	for (size_t i = 0; i < ARRAY_SIZE(ns_flags); i++) {
-		uint64_t f = ns_flags[i];
-		if ((r = DENY_IF(SECCOMP_G_USERNS, "unshare", EPERM, MASKED(0, f, f))) < 0)
+		uint64_t f = ns_flags[i].flag;
+		int g = ns_flags[i].group;
+		if ((r = DENY_IF(g, "unshare", EPERM, MASKED(0, f, f))) < 0)
 			return r;
-		if (f != CLONE_NEWTIME &&
-		    (r = DENY_IF(SECCOMP_G_USERNS, "clone", EPERM, MASKED(0, f, f))) < 0)
+		if (f != CLONE_NEWTIME && (r = DENY_IF(g, "clone", EPERM, MASKED(0, f, f))) < 0)
 			return r;
 	}
 	/* clone3's flags live in memory the filter cannot read: ENOSYS makes
-	 * glibc fall back to clone(), which is checked above. */
-	if ((r = DENY(SECCOMP_G_USERNS, "clone3", ENOSYS)) < 0 ||
-	    (r = DENY(SECCOMP_G_USERNS, "setns", EPERM)) < 0)
+	 * glibc fall back to clone(), which is checked above. Lifting it lifts
+	 * every namespace, so it goes with the broader group. */
+	if ((r = DENY(SECCOMP_G_NAMESPACES, "clone3", ENOSYS)) < 0 ||
+	    (r = DENY(SECCOMP_G_SETNS, "setns", EPERM)) < 0)
 		return r;
 	return 0;
 }
@@ -138,7 +153,7 @@ static const struct plain plain[] = {
     {SECCOMP_G_MOUNT, "umount", EPERM},
     {SECCOMP_G_MOUNT, "umount2", EPERM},
     {SECCOMP_G_MOUNT, "pivot_root", EPERM},
-    {SECCOMP_G_MOUNT, "chroot", EPERM},
+    {SECCOMP_G_CHROOT, "chroot", EPERM},
     {SECCOMP_G_MOUNT, "open_tree", EPERM},
     {SECCOMP_G_MOUNT, "move_mount", EPERM},
     {SECCOMP_G_MOUNT, "fsopen", EPERM},

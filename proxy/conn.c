@@ -971,7 +971,10 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 		respond(c, 502, "Bad Gateway", "cannot build the request", false);
 		return;
 	}
-	plog_allowed(c->method, hostlog, path);
+	if (m->websocket)
+		plog_upgrade(c->method, hostlog, path);
+	else
+		plog_allowed(c->method, hostlog, path);
 	for (size_t i = 0; injected && i < c->px->creds->n; i++)
 		if (injected & (1ull << i))
 			plog_injected(creds_name(c->px->creds, (int)i), c->method, hostlog, path);

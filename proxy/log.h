@@ -22,6 +22,8 @@
 int plog_open(const char *path, size_t max_bytes);
 void plog_set_rate(unsigned lines_per_sec);
 void plog_allowed(const char *method, const char *host, const char *path);
+/* An allowed WebSocket upgrade: "allowed: GET host/path (websocket)", once. */
+void plog_upgrade(const char *method, const char *host, const char *path);
 void plog_blocked(const char *method, const char *host, const char *path, const char *reason);
 /* "injected: NAME into GET host/path": a credential went into a request (once per
  * binding, method, host and path, like allows). */

@@ -9,8 +9,18 @@ packages=(
     libconfig-dev libseccomp-dev libssl-dev libev-dev uuid-dev libcmocka-dev
     # run: the sandbox, and user-mode networking for the open mode
     bubblewrap slirp4netns ca-certificates
+    # the gVisor backend (extras/runsc), built and tested the way a third party would
+    runsc
     # tests: real tools inside and around the sandbox
     git curl openssl python3 procps util-linux bsdutils binutils passwd iproute2 nix-bin
+    # the browsers plugin's tests: real browsers and drivers (Debian has no
+    # geckodriver: Firefox is driven through Marionette), certutil for the
+    # NSS databases, a font to render text with
+    chromium chromium-driver firefox-esr python3-selenium libnss3-tools fonts-dejavu-core
+    # the agents suite: each agent's interactive start, under tmux
+    tmux
+    # the bash completion loads on demand with it (it also works sourced alone)
+    bash-completion
 )
 # The npm registry test needs node and npm; keep a node that is already there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

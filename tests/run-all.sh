@@ -5,13 +5,17 @@
 #      of the tree that user owns (users are not root);
 #   3. the portable build (-Dplatform=posix: the core without any Linux part,
 #      the stub backend, the portable plugins): its unit and conformance tests;
-#   4. a clang ASan+UBSan build; unit, integration, conformance, git, proxy
-#      and fuzz suites.
+#   4. a clang ASan+UBSan build; unit, integration, conformance, git, proxy,
+#      browsers and fuzz suites (not agents: the CLIs are node and native
+#      programs).
 # ASB_TEST_USER names the unprivileged user (created when missing).
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${ASB_TEST_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/asb-tests.XXXXXX")}
 mkdir -p "$WORK" && chmod 755 "$WORK"
+# The agents suite installs six CLIs from the npm registry: once per run,
+# shared by the builds (the unprivileged pass reads the root pass's install).
+export ASB_AGENT_CLIS=${ASB_AGENT_CLIS:-$WORK/agent-clis}
 failed=()
 
 step() { printf '\n=== %s\n' "$*"; }
@@ -57,7 +61,7 @@ SUITES= run_suite "portable core (posix platform)" "$WORK/build-posix" -Dplatfor
 if command -v clang >/dev/null; then
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
-    CC=clang SUITES="--suite unit --suite integration --suite conformance --suite git --suite proxy --suite fuzz" \
+    CC=clang SUITES="--suite unit --suite integration --suite conformance --suite git --suite proxy --suite browsers --suite fuzz" \
         run_suite "clang ASan+UBSan" "$WORK/build-asan" -Db_sanitize=address,undefined -Db_lundef=false
 fi
 

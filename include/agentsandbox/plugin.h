@@ -110,8 +110,9 @@ extern "C" {
 	    * pts ptmx shm), private */
 
 /* Entry flags. */
-#define ASB_ENTRY_F_TRY    0x1u /* the host path may be missing: skip it then (plan_path
-                                 * checks now; an unpinned entry when the sandbox starts) */
+#define ASB_ENTRY_F_TRY                                                                            \
+	0x1u                    /* the host path may be missing: skip it then (plan_path           \
+	                         * checks now; an unpinned entry when the sandbox starts) */
 #define ASB_ENTRY_F_EXEC   0x2u /* the agent may execute files from here */
 #define ASB_ENTRY_F_DIR    0x4u /* a directory (set by the host for paths) */
 #define ASB_ENTRY_F_PINNED 0x8u /* fd is the very object the host checked */
@@ -173,6 +174,18 @@ struct asb_network {
 #define ASB_HARD_NO_USERNS                                                                         \
 	0x4u /* no new user namespaces inside (a backend with its                                  \
 	      * own switch adds it as a second layer) */
+
+/* Did the agent's command start? The init helper (argv[0] of the plan when
+ * ASB_HARD_SECCOMP or ASB_HARD_LANDLOCK holds) says so to a backend that
+ * asks: when the variable ASB_INIT_STATUS_ENV in its environment names an
+ * fd it inherited, it removes the variable, writes "R" on that fd once the
+ * protections hold, right before it execs the agent's command (the fd is
+ * close-on-exec: the agent never holds it), and "E<errno>" after the "R"
+ * when that exec failed. A backend passes a pipe's write end and reads the
+ * other end in wait(): nothing means the sandbox failed before the agent's
+ * command (a setup failure, -errno); "R" alone, the exit status is the
+ * agent's. */
+#define ASB_INIT_STATUS_ENV "AGENTSANDBOX_INIT_STATUS_FD"
 
 /* Resource limits (setrlimit semantics); ASB_LIMIT_INFINITY = no limit. */
 #define ASB_LIMIT_NOFILE   0u
@@ -248,10 +261,10 @@ struct asb_host {
 
 	/* Resolved policy values by name. Strings: "workspace", "home", "user",
 	 * "launch_dir", "config_file", "name", "command", "backend",
-	 * "session_dir" and "session_id" (from prepare on; "<session>" in a dry
-	 * run), "private_dir" (from prepare on: this plugin's own 0700
-	 * directory, removed at the end of the session). NULL when unknown or
-	 * unset. */
+	 * "session_dir", "session_id" and "private_dir" (this plugin's own
+	 * 0700 directory in the session, removed at the end of it): their
+	 * paths are known from configure on, the directories exist from
+	 * prepare on; "<session>" in a dry run. NULL when unknown or unset. */
 	const char *(*policy_string)(struct asb_ctx *ctx, const char *key);
 	/* Integers: "uid", "gid", "is_root", "dry_run" (--show-config/--check:
 	 * nothing will run), "hold" (the sandbox must wait for release),
@@ -283,9 +296,9 @@ struct asb_host {
 	int (*plan_add_executable)(struct asb_ctx *ctx, const char *name, const char *host_path);
 	int (*plan_setenv)(struct asb_ctx *ctx, const char *key, const char *value);
 	int (*plan_unsetenv)(struct asb_ctx *ctx, const char *key);
-	/* Lift one seccomp group ("userns" for a browser's own sandbox; the
-	 * names are `agentsandbox --check`'s). Logged and shown. -ENOENT for
-	 * an unknown group. */
+	/* Lift one seccomp group ("userns" and "chroot" for a browser's own
+	 * sandbox: plugins/browsers; the names are `agentsandbox --check`'s).
+	 * Logged and shown. -ENOENT for an unknown group. */
 	int (*plan_seccomp_allow)(struct asb_ctx *ctx, const char *group);
 
 	/* Plan readers. *_get fill `out` (set out->struct_size first). */
@@ -334,9 +347,12 @@ struct asb_host {
 	 * command. *pid is the process to hand back from spawn. */
 	int (*spawn_program)(struct asb_ctx *ctx, const char *const *argv, const char *const *envp,
 	                     const int *keep_fds, uint32_t n_keep_fds, int64_t *pid);
-	/* Linux: a new network namespace with only loopback, up, owned by the
-	 * launcher's user namespace (fd, O_CLOEXEC; the caller closes it), for
-	 * backends that put their sandbox into one. -EOPNOTSUPP elsewhere. */
+	/* Linux: a new network namespace with only loopback, up (fd,
+	 * O_CLOEXEC; the caller closes it), for backends that put their sandbox
+	 * into one. As root it is owned by the launcher's user namespace;
+	 * unprivileged, by a new user namespace without uid or gid maps yet
+	 * (NS_GET_USERNS on the fd; extras/runsc maps it). -EOPNOTSUPP
+	 * elsewhere. */
 	int (*net_namespace_new)(struct asb_ctx *ctx, int *fd);
 };
 
@@ -346,10 +362,17 @@ typedef int (*asb_hook_fn)(const struct asb_host *host, struct asb_ctx *ctx, voi
 
 /* Hooks, in call order (see the top of this file). Any may be NULL. A hook
  * failing (< 0) aborts the launch; post_exit still runs for every plugin
- * whose configure ran. */
+ * whose configure ran. A network or pre_exec hook makes the core hold the
+ * sandbox for it, and a backend that cannot hold refuses the launch, unless
+ * the hooks carry ASB_HOOKS_F_ONLY_IF_HELD. */
+#define ASB_HOOKS_F_ONLY_IF_HELD                                                                   \
+	0x1u /* network and pre_exec matter only where the sandbox is                              \
+	      * held anyway (its network is wired): they never make the                            \
+	      * core hold it, and a launch that is not held skips them */
+
 struct asb_hooks {
 	uint32_t struct_size;
-	uint32_t reserved;
+	uint32_t flags; /* ASB_HOOKS_F_* (was reserved: 0 in every 2.0 plugin) */
 	asb_hook_fn configure;
 	asb_hook_fn pre_mount;
 	asb_hook_fn env;
@@ -386,6 +409,11 @@ struct asb_hooks {
 #define ASB_CAP_UNIX_RULES   (1ull << 13) /* can deny AF_UNIX by its own rules */
 #define ASB_CAP_NO_NEW_PRIVS (1ull << 14) /* nothing inside gains privileges by exec */
 #define ASB_CAP_HOLD         (1ull << 15) /* the sandbox waits for release */
+/* EPHEMERAL entries by stand-in: the home and the temporary directories are
+ * empty private directories elsewhere (HOME, TMPDIR point there), their
+ * real paths denied; other EPHEMERAL paths are sealed (nothing there is
+ * readable or writable). For backends that cannot mount (seatbelt). */
+#define ASB_CAP_EPHEMERAL_HOME (1ull << 16)
 
 struct asb_backend_ops {
 	uint32_t struct_size;

@@ -377,6 +377,65 @@ static long op_stacked_filter(void)
 	return in_child(stacked);
 }
 
+/* In a user namespace of its own first (what a browser's sandbox does),
+ * where the kernel would allow the rest: only the filter can refuse it. In
+ * a child; EPERM when even the user namespace is refused. */
+static void nested_userns(void)
+{
+	if (unshare(CLONE_NEWUSER) < 0)
+		_exit(errno);
+}
+static void nested_pid_net_ipc(void)
+{
+	nested_userns();
+	_exit(unshare(CLONE_NEWPID | CLONE_NEWNET | CLONE_NEWIPC) < 0 ? errno : 0);
+}
+static void nested_mountns(void)
+{
+	nested_userns();
+	_exit(unshare(CLONE_NEWNS) < 0 ? errno : 0);
+}
+static void nested_utsns(void)
+{
+	nested_userns();
+	_exit(unshare(CLONE_NEWUTS) < 0 ? errno : 0);
+}
+static void nested_chroot(void)
+{
+	nested_userns();
+	_exit(chroot("/") < 0 ? errno : 0);
+}
+/* Back into a network namespace this user namespace owns. */
+static void nested_setns(void)
+{
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNET) < 0)
+		_exit(errno);
+	int fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || unshare(CLONE_NEWNET) < 0)
+		_exit(errno);
+	_exit(setns(fd, CLONE_NEWNET) < 0 ? errno : 0);
+}
+static long op_nested_pid_net_ipc(void)
+{
+	return in_child(nested_pid_net_ipc);
+}
+static long op_nested_mountns(void)
+{
+	return in_child(nested_mountns);
+}
+static long op_nested_utsns(void)
+{
+	return in_child(nested_utsns);
+}
+static long op_nested_chroot(void)
+{
+	return in_child(nested_chroot);
+}
+static long op_nested_setns(void)
+{
+	return in_child(nested_setns);
+}
+
 static const struct {
 	const char *name;
 	long (*fn)(void);
@@ -445,6 +504,11 @@ static const struct {
     OP(i386_getpid),
     OP(x32_unshare),
     OP(stacked_filter),
+    OP(nested_pid_net_ipc),
+    OP(nested_mountns),
+    OP(nested_utsns),
+    OP(nested_chroot),
+    OP(nested_setns),
 #undef OP
 };
 

@@ -46,6 +46,8 @@ declare -A want=(
     [personality_no_aslr]=EPERM [personality_no_aslr_hibit]=EPERM [personality_query]=ok
     [personality_linux32]=ok
     [stacked_filter]=EPERM
+    [nested_pid_net_ipc]=EPERM [nested_mountns]=EPERM [nested_utsns]=EPERM [nested_chroot]=EPERM
+    [nested_setns]=EPERM
 )
 if [ "$(uname -m)" = x86_64 ]; then
     want[i386_unshare]=killed:SYS
@@ -75,6 +77,62 @@ else
     skip "no /usr/bin/python3"
     skip "no /usr/bin/python3"
 fi
+
+# --- one group lifted: exactly it, nothing next to it ---------------------------
+# The probe fixture lifts what plugins.probe.lift names (a browser's sandbox
+# lifts userns, chroot and unix_pairs: plugins/browsers). The nested_* calls
+# run in a user namespace of their own first, where the kernel would allow
+# them: only the filter refuses.
+FIX="$BUILD_ROOT/tests/fixtures"
+lifted() { # groups... -> the probe's output for every operation
+    local list=
+    local g
+    for g in "$@"; do list="$list${list:+, }\"$g\""; done
+    cfg lift "" ""
+    printf 'plugins: { probe: { lift = [ %s ]; }; };\n' "$list" >>"$TEST_TMP/lift.cfg"
+    # unshare_user on its own: it moves the probe itself into a new user
+    # namespace, where the calls after it would be another test.
+    "$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/lift.cfg" -- -c \
+        "asb-probe $lift_ops; asb-probe unshare_user" 2>&1
+}
+lift_ops="clone_newuser clone3 setns mount pivot_root socket_unix socketpair_dgram socketpair_seqpacket"
+lift_ops+=" nested_pid_net_ipc nested_mountns nested_utsns nested_chroot nested_setns"
+expect() { # output name want description
+    local got
+    got=$(awk -v k="$2" '$1 == k { print $2 }' <<<"$1")
+    ok $([ "$got" = "$3" ]; echo $?) "$4: $2 -> $3 (got ${got:-nothing})"
+}
+out=$(lifted userns)
+for k in unshare_user clone_newuser nested_pid_net_ipc; do expect "$out" $k ok "userns lifted"; done
+for k in nested_mountns nested_utsns nested_chroot nested_setns; do expect "$out" $k EPERM "userns lifted"; done
+expect "$out" clone3 ENOSYS "userns lifted (clone3 goes with namespaces)"
+expect "$out" mount EPERM "userns lifted"
+out=$(lifted userns chroot)
+expect "$out" nested_chroot ok "userns, chroot lifted"
+expect "$out" pivot_root EPERM "userns, chroot lifted (the mount group stays)"
+expect "$out" nested_mountns EPERM "userns, chroot lifted"
+out=$(lifted userns setns)
+expect "$out" nested_setns ok "userns, setns lifted"
+expect "$out" nested_chroot EPERM "userns, setns lifted"
+out=$(lifted userns namespaces)
+expect "$out" nested_mountns ok "userns, namespaces lifted"
+expect "$out" nested_utsns ok "userns, namespaces lifted"
+expect "$out" clone3 ok "userns, namespaces lifted"
+out=$(lifted unix_pairs)
+expect "$out" socketpair_seqpacket ok "unix_pairs lifted"
+expect "$out" socketpair_dgram EPERM "unix_pairs lifted (a datagram socket can sendto() anything)"
+expect "$out" socket_unix EPERM "unix_pairs lifted"
+expect "$out" unshare_user EPERM "unix_pairs lifted"
+out=$(asb -c "$TEST_TMP/unix.cfg" -- -c 'asb-probe socketpair_seqpacket socketpair_dgram' 2>&1)
+ok $(grep -qx "socketpair_seqpacket ok" <<<"$out" && grep -qx "socketpair_dgram ok" <<<"$out"; echo $?) \
+    "unix_sockets = true lifts unix_pairs too"
+out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/lift.cfg" --show-config 2>&1)
+ok $(grep -q "^seccomp.unix_pairs *allowed \[probe\]" <<<"$out" && grep -q "^seccomp.setns *denied" <<<"$out"; echo $?) \
+    "--show-config names the plugin that lifted a group"
+cfg lift "" ""
+printf 'plugins: { probe: { lift = [ "userns" ]; }; };\n' >>"$TEST_TMP/lift.cfg"
+out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/lift.cfg" --show-config 2>&1)
+ok $(! grep -q -- "--disable-userns" <<<"$out"; echo $?) "userns lifted: bwrap does not disable nested user namespaces"
 
 # --- no_new_privs, capabilities ------------------------------------------------
 st=$(in_sb 'cat /proc/self/status')

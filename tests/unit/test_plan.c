@@ -266,7 +266,8 @@ static void test_sessions(void **state)
 	char root[512];
 	snprintf(root, sizeof(root), "%s/state", tmp);
 	struct session live = {0};
-	assert_int_equal(session_create(&live, root, "live"), 0);
+	assert_int_equal(session_reserve(&live, root, "live"), 0);
+	assert_int_equal(session_create(&live), 0);
 	assert_true(live.lock_fd >= 0);
 	assert_int_equal(strlen(live.id), 36);
 	/* Older directories than the live one would be pruned first. */
@@ -292,6 +293,20 @@ static void test_sessions(void **state)
 	close(fd);
 	assert_int_equal(session_prune(root, 25), 1); /* unlocked now */
 	assert_int_equal(session_write(&live, "x.txt", "data", 4), 0);
+	/* A kept session whose launcher was killed: its private directory
+	 * (even a read-only one) goes at the next prune, the rest stays. */
+	char priv[700], inner[800];
+	snprintf(priv, sizeof(priv), "%s/20260101T000000.000Z-3-killed", root);
+	assert_int_equal(mkdir(priv, 0700), 0);
+	snprintf(priv, sizeof(priv), "%s/20260101T000000.000Z-3-killed/private", root);
+	snprintf(inner, sizeof(inner), "%s/runsc", priv);
+	assert_int_equal(mkdir(priv, 0700), 0);
+	assert_int_equal(mkdir(inner, 0700), 0);
+	assert_int_equal(chmod(inner, 0500), 0);
+	assert_true(session_prune(root, 25) >= 0);
+	assert_int_equal(stat(priv, &st), -1);
+	snprintf(priv, sizeof(priv), "%s/20260101T000000.000Z-3-killed", root);
+	assert_int_equal(stat(priv, &st), 0);
 	session_close(&live);
 }
 
