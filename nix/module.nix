@@ -88,7 +88,7 @@ let
             [ { name = "anthropic"; value = "\''${ANTHROPIC_API_KEY:-}"; domains = [ "api.anthropic.com" ];
                 header = "x-api-key"; env = "ANTHROPIC_API_KEY"; } ]
           '';
-          description = "Secrets the proxy injects for the agent, which only gets placeholders: network.credentials (keys as there, valueFile for value_file). Values are read at launch, never stored.";
+          description = "Secrets the proxy injects for the agent, which only gets placeholders: network.credentials (keys as there, valueFile for value_file). Values are read at launch: write value = \"\${VAR}\" or valueFile, never the secret itself (the policy is in the world-readable store).";
         };
         guardFiles = mkOption {
           type = types.listOf types.str;

@@ -40,6 +40,25 @@ for name in full minimal domains-list no-internet credentials; do
 done
 
 
+# The flake templates (nix/templates/*), with stand-ins for nixpkgs and this
+# flake's lib (fixtures/template.nix): each renders a policy libconfig parses,
+# whose keys are network.credentials (placeholders inside), none in env.
+TEMPLATES="claude codex copilot gemini opencode pi"
+for t in $TEMPLATES; do
+    out=$TEST_TMP/template-$t.cfg
+    if nix_eval "(import $FIX/template.nix \"$t\").config" >"$out" 2>"$TEST_TMP/err"; then
+        ok 0 "template $t: evaluates"
+    else
+        ok 1 "template $t: evaluates"
+        sed 's/^/# /' "$TEST_TMP/err"
+    fi
+    check "template $t: libconfig parses it" -- "$CFGPARSE" "$out"
+    creds=$("$CFGPARSE" "$out" network.credentials 2>&1)
+    env=$("$CFGPARSE" "$out" sandbox.env 2>&1)
+    ok $(grep -q 'value="${[A-Z_]*:-}"' <<<"$creds" && ! grep -qE '_KEY|_TOKEN' <<<"$env"; echo $?) \
+        "template $t: its keys are credentials, not env ($env)"
+done
+
 # expect NAME PATH VALUE: the parsed setting PATH of fixture NAME is VALUE.
 expect() {
     local got
@@ -121,6 +140,17 @@ if [ -x "$ASB" ]; then
             ok 1 "$name: agentsandbox --check accepts it"
             sed 's/^/# /' "$TEST_TMP/out"
         fi
+    done
+    # Each template's policy, its agent replaced by one this host has: the
+    # launcher accepts its credentials, and the agent gets placeholders.
+    for t in $TEMPLATES; do
+        sed 's|^  command = "/usr/bin/[a-z]*";|  command = "/usr/bin/env";|' "$TEST_TMP/template-$t.cfg" >"$TEST_TMP/t.cfg"
+        ANTHROPIC_API_KEY=sk-ant-api03-$(printf '%040d' 7) OPENAI_API_KEY=sk-proj-$(printf '%040d' 7) \
+            GH_TOKEN=ghp_$(printf '%036d' 7) GEMINI_API_KEY=AIza$(printf '%035d' 7) \
+            AGENTSANDBOX_ALLOW_NIX=0 AGENTSANDBOX_BROWSERS= asb --show-config -c "$TEST_TMP/t.cfg" >"$TEST_TMP/out" 2>&1
+        ok $(grep -q '^# credentials' "$TEST_TMP/out" && grep -q '=<placeholder of credential ' "$TEST_TMP/out" &&
+            ! grep -q '0000007' "$TEST_TMP/out"; echo $?) "template $t: --show-config lists its credentials, placeholders inside"
+        grep -q '=<placeholder of credential ' "$TEST_TMP/out" || sed 's/^/# /' "$TEST_TMP/out" | tail -5
     done
     AGENTSANDBOX_ALLOW_NIX=0 asb --show-config -c "$TEST_TMP/full-nb.cfg" >"$TEST_TMP/show" 2>&1
     for want in "full-sandboxed" "/usr/bin/env" "--yolo" "$HOME/work" "$HOME/.agent" "$HOME/agent.json" \

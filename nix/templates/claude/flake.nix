@@ -32,7 +32,6 @@
             # Your git identity, read-only, once you have one (a missing path is an error):
             # roFiles = [ "$HOME/.config/git/config" ];
             env = {
-              CLAUDE_CODE_OAUTH_TOKEN = "\${CLAUDE_CODE_OAUTH_TOKEN:-}"; # unset inside when you have none
               CLAUDE_CONFIG_DIR = "$HOME/.claude";
             };
             allowedDomains = {
@@ -42,6 +41,31 @@
               "github.com" = [ "GET" "HEAD" ];
               "githubusercontent.com" = [ "GET" "HEAD" ];
             };
+            # Keys stay outside: the agent gets placeholders and the proxy puts
+            # the real values into requests to these domains only (a binding
+            # whose variable is empty or unset is left out). README: Credentials.
+            credentials = [
+              {
+                name = "anthropic-key";
+                value = "\${ANTHROPIC_API_KEY:-}";
+                domains = [ "api.anthropic.com" ];
+                header = "x-api-key";
+                env = "ANTHROPIC_API_KEY";
+              }
+              {
+                name = "claude-token";
+                value = "\${CLAUDE_CODE_OAUTH_TOKEN:-}";
+                domains = [ "anthropic.com" "claude.ai" "claude.com" ];
+                bearer = true;
+                env = "CLAUDE_CODE_OAUTH_TOKEN";
+              }
+              {
+                name = "claude-login"; # `claude /login` on the host; the proxy refreshes it
+                oauth = "claude";
+                file = "$HOME/.claude/.credentials.json?";
+                domains = [ "anthropic.com" "claude.ai" "claude.com" ];
+              }
+            ];
           };
         in
         {

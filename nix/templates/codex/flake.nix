@@ -37,7 +37,6 @@
             # Your git identity, read-only, once you have one (a missing path is an error):
             # roFiles = [ "$HOME/.config/git/config" ];
             env = {
-              OPENAI_API_KEY = "\${OPENAI_API_KEY:-}"; # unset inside when you have none
               CODEX_HOME = "$HOME/.codex";
             };
             allowedDomains = {
@@ -46,6 +45,18 @@
               "github.com" = [ "GET" "HEAD" ];
               "githubusercontent.com" = [ "GET" "HEAD" ];
             };
+            # Keys stay outside: the agent gets placeholders and the proxy puts
+            # the real values into requests to these domains only (a binding
+            # whose variable is empty or unset is left out). README: Credentials.
+            credentials = [
+              {
+                name = "openai";
+                value = "\${OPENAI_API_KEY:-}";
+                domains = [ "api.openai.com" ];
+                bearer = true;
+                env = "OPENAI_API_KEY";
+              }
+            ];
           };
         in
         {

@@ -31,15 +31,31 @@
             rwDirs = [ "$HOME/.copilot" ];
             # Your git identity, read-only, once you have one (a missing path is an error):
             # roFiles = [ "$HOME/.config/git/config" ];
-            env = {
-              GH_TOKEN = "\${GH_TOKEN:-}"; # unset inside when you have none
-            };
             allowedDomains = {
               "githubcopilot.com" = "*";
               "api.github.com" = "*";
               "github.com" = [ "GET" "HEAD" ];
               "githubusercontent.com" = [ "GET" "HEAD" ];
             };
+            # Keys stay outside: the agent gets placeholders and the proxy puts
+            # the real values into requests to these domains only (a binding
+            # whose variable is empty or unset is left out). README: Credentials.
+            credentials = [
+              {
+                name = "gh-token";
+                value = "\${GH_TOKEN:-}";
+                domains = [ "github.com" "githubcopilot.com" ];
+                header = "Authorization";
+                env = "GH_TOKEN";
+              }
+              {
+                name = "github-token";
+                value = "\${GITHUB_TOKEN:-}";
+                domains = [ "github.com" "githubcopilot.com" ];
+                header = "Authorization";
+                env = "GITHUB_TOKEN";
+              }
+            ];
           };
         in
         {

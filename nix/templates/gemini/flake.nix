@@ -31,15 +31,24 @@
             rwDirs = [ "$HOME/.gemini" ];
             # Your git identity, read-only, once you have one (a missing path is an error):
             # roFiles = [ "$HOME/.config/git/config" ];
-            env = {
-              GEMINI_API_KEY = "\${GEMINI_API_KEY:-}"; # unset inside when you have none
-            };
             allowedDomains = {
               "googleapis.com" = "*";
               "google.com" = [ "GET" "HEAD" "POST" ];
               "github.com" = [ "GET" "HEAD" ];
               "githubusercontent.com" = [ "GET" "HEAD" ];
             };
+            # Keys stay outside: the agent gets placeholders and the proxy puts
+            # the real values into requests to these domains only (a binding
+            # whose variable is empty or unset is left out). README: Credentials.
+            credentials = [
+              {
+                name = "gemini";
+                value = "\${GEMINI_API_KEY:-}";
+                domains = [ "generativelanguage.googleapis.com" ];
+                header = "x-goog-api-key";
+                env = "GEMINI_API_KEY";
+              }
+            ];
           };
         in
         {

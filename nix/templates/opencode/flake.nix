@@ -31,9 +31,6 @@
             rwDirs = [ "$HOME/.config/opencode" "$HOME/.local/share/opencode" "$HOME/.cache/opencode" ];
             # Your git identity, read-only, once you have one (a missing path is an error):
             # roFiles = [ "$HOME/.config/git/config" ];
-            env = {
-              ANTHROPIC_API_KEY = "\${ANTHROPIC_API_KEY:-}"; # unset inside when you have none
-            };
             allowedDomains = {
               "opencode.ai" = "*";
               "models.dev" = [ "GET" "HEAD" ];
@@ -41,6 +38,18 @@
               "github.com" = [ "GET" "HEAD" ];
               "githubusercontent.com" = [ "GET" "HEAD" ];
             };
+            # Keys stay outside: the agent gets placeholders and the proxy puts
+            # the real values into requests to these domains only (a binding
+            # whose variable is empty or unset is left out). README: Credentials.
+            credentials = [
+              {
+                name = "anthropic";
+                value = "\${ANTHROPIC_API_KEY:-}";
+                domains = [ "api.anthropic.com" ];
+                header = "x-api-key";
+                env = "ANTHROPIC_API_KEY";
+              }
+            ];
           };
         in
         {
