@@ -6,33 +6,21 @@
 # api.anthropic.com and friends to the mock's port); the mock must get the real
 # key, and nothing inside the sandbox or in the session directory may hold it.
 #
-# The CLIs are installed once into $ASB_AGENTS_DIR (default: BUILD_ROOT/agents-npm).
+# The CLIs come from the agents suite's install ($ASB_AGENT_CLIS, clis.sh).
 . "$SRC_ROOT/tests/lib.sh"
 
 command -v bwrap >/dev/null || skip_all "bwrap is not installed"
 for t in npm python3 openssl; do command -v $t >/dev/null || skip_all "$t is not installed"; done
-AGENTS=${ASB_AGENTS_DIR:-$BUILD_ROOT/agents-npm}
-find_bins() {
-    CLAUDE=$(find "$AGENTS/node_modules/@anthropic-ai" -path '*claude-code-linux-*' -name claude -type f 2>/dev/null | head -1)
-    CODEX=$(find "$AGENTS/node_modules/@openai" -path '*codex-linux-*' -path '*/bin/*' -name codex -type f 2>/dev/null | head -1)
-}
-find_bins
+HERE="$SRC_ROOT/tests/agents"
+. "$HERE/clis.sh"
+install_agent_clis
+# The native programs themselves (the npm launchers are node scripts).
+CLAUDE=$(find "$CLIS/node_modules/@anthropic-ai" -path '*claude-code-linux-*' -name claude -type f 2>/dev/null | head -1)
+CODEX=$(find "$CLIS/node_modules/@openai" -path '*codex-linux-*' -path '*/bin/*' -name codex -type f 2>/dev/null | head -1)
 if [ -z "$CLAUDE" ] || [ -z "$CODEX" ]; then
-    mkdir -p "$AGENTS"
-    [ -z "${NODE_EXTRA_CA_CERTS:-}" ] && [ -r /etc/ssl/certs/ca-certificates.crt ] &&
-        export NODE_EXTRA_CA_CERTS=/etc/ssl/certs/ca-certificates.crt
-    if ! npm_config_cache="$AGENTS/.npm-cache" npm_config_update_notifier=false npm_config_fund=false \
-        npm_config_audit=false timeout 600 npm install --prefix "$AGENTS" \
-        @anthropic-ai/claude-code @openai/codex >"$TEST_TMP/npm.log" 2>&1; then
-        grep -qiE "ENOTFOUND|ECONNREFUSED|ETIMEDOUT|EAI_AGAIN|network|E403|E404" "$TEST_TMP/npm.log" &&
-            skip_all "npm cannot install @anthropic-ai/claude-code and @openai/codex here: $(grep -m1 -iE 'err' "$TEST_TMP/npm.log")"
-        cat "$TEST_TMP/npm.log" >&2
-        ok 1 "npm install @anthropic-ai/claude-code @openai/codex"
-        done_testing
-    fi
-    find_bins
+    skip "npm installed no native claude and codex binaries for $(uname -m)"
+    done_testing
 fi
-[ -n "$CLAUDE" ] && [ -n "$CODEX" ] || skip_all "npm installed no native claude and codex binaries for $(uname -m)"
 diag "claude $("$CLAUDE" --version 2>/dev/null), $("$CODEX" --version 2>/dev/null)"
 
 cd "$TEST_TMP" || exit 1
@@ -46,7 +34,7 @@ OLD_ACCESS=$(tok sk-ant-oat01-REALMARKoldaccess a)
 OLD_REFRESH=$(tok sk-ant-ort01-REALMARKoldrefresh b)
 export MOCK_NEW_ACCESS=$(tok sk-ant-oat01-REALMARKnewaccess c)
 export MOCK_NEW_REFRESH=$(tok sk-ant-ort01-REALMARKnewrefresh d)
-python3 "$SRC_ROOT/tests/integration/mock_model_api.py" mockport srv.pem srv.key "$RECORD" 2>mock.err &
+python3 "$HERE/mock_credentials_api.py" mockport srv.pem srv.key "$RECORD" 2>mock.err &
 at_exit "kill $! 2>/dev/null"
 for _ in $(seq 100); do [ -s mockport ] && break; sleep 0.1; done
 read -r MP <mockport || skip_all "the mock API did not start"

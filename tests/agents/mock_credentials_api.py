@@ -2,7 +2,7 @@
 """A stand-in for the model APIs agents call, over HTTPS on 127.0.0.1, recording
 what it gets (the tests check which key reached it).
 
-Usage: mock_model_api.py PORTFILE CERT KEY RECORD
+Usage: mock_credentials_api.py PORTFILE CERT KEY RECORD
 
 Anthropic: POST /v1/messages (JSON, or SSE when "stream" is set, as Claude Code
 asks), /v1/messages/count_tokens, the OAuth token endpoint /v1/oauth/token
