@@ -21,6 +21,22 @@ const char *config_where(const config_setting_t *s)
 	return where;
 }
 
+int config_check_text(const char *where, const char *what, const char *value)
+{
+	for (const unsigned char *c = (const unsigned char *)value; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			/* A newline would start a line of its own in launch.log and
+			 * bwrap.args, an escape would drive the terminal that reads
+			 * them: such a name is refused, never cleaned up. */
+			err_set("%s%s%s: \"%s\" contains a control character (0x%02x at byte %zu); "
+			        "rename it",
+			        where ? where : "", where ? ": " : "", what, value, *c,
+			        (size_t)(c - (const unsigned char *)value));
+			return -EINVAL;
+		}
+	return 0;
+}
+
 static int type_error(const config_setting_t *s, const char *path, const char *want)
 {
 	err_set("%s: %s must be %s, not %s", config_where(s), path, want,
@@ -74,6 +90,8 @@ int config_expand_path(const config_setting_t *s, const char *what, const char *
 		        in);
 		return r;
 	}
+	if ((r = config_check_text(config_where(s), what, value)) < 0)
+		return r;
 	if (value[0] != '/') {
 		err_set("%s: %s: \"%s\" is not an absolute path after expansion (\"%s\")",
 		        config_where(s), what, in, value);
@@ -91,6 +109,9 @@ static int get_string(const config_setting_t *s, const char *path, struct pstr *
 {
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return type_error(s, path, "a string");
+	int r = config_check_text(config_where(s), path, config_setting_get_string(s));
+	if (r < 0)
+		return r;
 	char *v = strdup(config_setting_get_string(s));
 	if (!v)
 		return -ENOMEM;
@@ -142,6 +163,12 @@ static int get_list(const config_setting_t *s, const char *path, struct plist *d
 				err_set("%s: %s[%d] is empty", config_where(e), path, i);
 				return -EINVAL;
 			}
+			/* Names and paths, not the agent's arguments (a prompt may
+			 * hold a newline). */
+			_cleanup_free_ char *what = str_printf("%s[%d]", path, i);
+			if (strcmp(path, "sandbox.args") != 0 &&
+			    (r = config_check_text(config_where(e), what ? what : path, str)) < 0)
+				return r;
 			r = strv_push(&dst->items, str);
 		}
 		if (r < 0)
@@ -358,6 +385,16 @@ static int load_network(struct policy *p, config_setting_t *g)
 	if (r < 0)
 		return r;
 	const config_setting_t *s;
+	/* The rules library reads these two; the names are checked here. */
+	static const char *const files[] = {"hosts_file", "upstream_ca_file"};
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		s = config_setting_get_member(g, files[i]);
+		_cleanup_free_ char *what = str_printf("network.%s", files[i]);
+		if (s && config_setting_type(s) == CONFIG_TYPE_STRING &&
+		    (r = config_check_text(config_where(s), what ? what : files[i],
+		                           config_setting_get_string(s))) < 0)
+			return r;
+	}
 	if ((s = config_setting_get_member(g, "enabled")) &&
 	    (r = get_bool(s, "network.enabled", &p->network_enabled)) < 0)
 		return r;

@@ -622,7 +622,7 @@ static int h_run_program(struct asb_ctx *ctx, const char *const *argv, const cha
 	(void)ctx;
 	if (!argv || !argv[0] || argv[0][0] != '/' || !wstatus)
 		return -EINVAL;
-	return spawn_run(argv, envp, log_fd(), wstatus, out, out_len);
+	return spawn_run(argv, envp, log_fd() >= 0, wstatus, out, out_len);
 }
 
 static int h_spawn_program(struct asb_ctx *ctx, const char *const *argv, const char *const *envp,

@@ -321,10 +321,13 @@ int launch_plan(struct launch *l)
 		return r;
 	if ((r = probe_backend(l)) < 0)
 		return r;
-	if (layout_workspace_exposes_home(p) && !p->allow_home.value && !l->dry_run) {
-		err_set("the workspace %s contains your home directory %s: the agent would see "
-		        "all of it. Launch from a project directory, or pass --allow-home",
-		        p->workspace.value, p->home);
+	struct home_exposure he;
+	if (!p->allow_home.value && !l->dry_run && layout_home_exposure(p, &he)) {
+		_cleanup_free_ char *what = layout_home_exposure_text(p, &he);
+		err_set("%s: the agent would see all of it. %s, or pass --allow-home",
+		        what ? what : "a declared path contains your home directory",
+		        strcmp(he.what, "the workspace") == 0 ? "Launch from a project directory"
+		                                              : "Declare a directory inside it");
 		return -EPERM;
 	}
 	if (!l->dry_run && (r = layout_create_rw_dirs(p)) < 0)
@@ -412,19 +415,31 @@ static void log_policy(const struct launch *l)
 
 static int write_backend_args(struct launch *l)
 {
+	/* One argument per line: a newline in one (an agent argument) is
+	 * written as \x0a, like every control character. */
+	struct strv clean = {0};
 	size_t len = 0;
-	for (size_t i = 0; i < l->out_argv.n; i++)
-		len += strlen(l->out_argv.v[i]) + 1;
-	_cleanup_free_ char *buf = malloc(len + 1);
-	if (!buf)
-		return -ENOMEM;
-	char *w = buf;
 	for (size_t i = 0; i < l->out_argv.n; i++) {
-		size_t n = strlen(l->out_argv.v[i]);
-		memcpy(w, l->out_argv.v[i], n);
+		int r = strv_push_take(&clean, log_escape(l->out_argv.v[i]));
+		if (r < 0) {
+			strv_clear(&clean);
+			return r;
+		}
+		len += strlen(clean.v[i]) + 1;
+	}
+	_cleanup_free_ char *buf = malloc(len + 1);
+	if (!buf) {
+		strv_clear(&clean);
+		return -ENOMEM;
+	}
+	char *w = buf;
+	for (size_t i = 0; i < clean.n; i++) {
+		size_t n = strlen(clean.v[i]);
+		memcpy(w, clean.v[i], n);
 		w[n] = '\n';
 		w += n + 1;
 	}
+	strv_clear(&clean);
 	_cleanup_free_ char *name = str_printf("%s.args", l->backend->name);
 	if (!name)
 		return -ENOMEM;

@@ -70,6 +70,11 @@ static int resolve_policy(struct policy *p, const struct cli *c, const struct ca
 	r = cli_config_path(c, expand_lookup_environ, NULL, &cfg, &cfg_source);
 	if (r < 0 && r != -ENOENT)
 		return r;
+	if (cfg && (r = config_check_text(cfg_source == SRC_FLAG  ? "-c"
+	                                  : cfg_source == SRC_ENV ? "AGENTSANDBOX_CONFIG"
+	                                                          : NULL,
+	                                  "the config file", cfg)) < 0)
+		return r;
 	if (cfg) {
 		char real[PATH_MAX];
 		if (!realpath(cfg, real)) {
@@ -117,6 +122,21 @@ static int resolve_policy(struct policy *p, const struct cli *c, const struct ca
 	free(p->workspace.value);
 	if (!(p->workspace.value = strdup(real)))
 		return -ENOMEM;
+	/* Paths given by flag or variable (the config's were checked with
+	 * their file:line), and the directory launched from. */
+	const int ws_src = p->workspace.source;
+	if ((r = config_check_text(ws_src == SRC_FLAG   ? "--workspace"
+	                           : ws_src == SRC_ENV  ? "AGENTSANDBOX_WORKSPACE"
+	                           : ws_src == SRC_FILE ? p->config_file
+	                                                : "the directory you launch from",
+	                           "the workspace", p->workspace.value)) < 0)
+		return r;
+	for (size_t i = 0; i < p->n_mounts; i++)
+		if ((r = config_check_text("--mount", "source", p->mounts[i].source)) < 0 ||
+		    (r = config_check_text("--mount", "destination", p->mounts[i].dest)) < 0)
+			return r;
+	if (p->command.value && (r = config_check_text(NULL, "the command", p->command.value)) < 0)
+		return r;
 	if (!p->name.value) {
 		const char *base = c->shell ? "shell" : p->command.value;
 		if (strrchr(base, '/'))
@@ -164,6 +184,12 @@ static int print_check(const struct launch *l)
 		printf("network: off (loopback only)\n");
 	printf("workspace: %s%s\n", p->workspace.value,
 	       layout_workspace_exposes_home(p) ? " (contains $HOME: needs --allow-home)" : "");
+	struct home_exposure he;
+	if (layout_home_exposure(p, &he) && strcmp(he.what, "the workspace") != 0) {
+		_cleanup_free_ char *what = layout_home_exposure_text(p, &he);
+		printf("home: %s (%s)\n", what ? what : he.path,
+		       p->allow_home.value ? "allowed by --allow-home" : "needs --allow-home");
+	}
 	if (protections_print_check(stdout, l) < 0)
 		bad = 1;
 	return bad ? -EPERM : 0;
@@ -244,16 +270,18 @@ int main(int argc, char **argv)
 		goto out_policy;
 	}
 	bool dry_run = c.mode == MODE_SHOW_CONFIG || c.mode == MODE_CHECK;
-	if (!dry_run && layout_workspace_exposes_home(&p) && !p.allow_home.value) {
-		_cleanup_free_ char *q =
-		    str_printf("agentsandbox: the workspace %s contains your home directory %s.\n"
-		               "The agent would be able to read and change all of it. Continue?",
-		               p.workspace.value, p.home);
+	struct home_exposure he;
+	if (!dry_run && !p.allow_home.value && layout_home_exposure(&p, &he)) {
+		_cleanup_free_ char *what = layout_home_exposure_text(&p, &he);
+		_cleanup_free_ char *clean = what ? log_escape(what) : NULL;
+		_cleanup_free_ char *q = str_printf(
+		    "agentsandbox: %s.\nThe agent would be able to read and change all of "
+		    "it. Continue?",
+		    clean ? clean : "a declared path contains your home directory");
 		if (q && tty_confirm(q) == 1) {
 			p.allow_home.value = 1;
 			p.allow_home.source = SRC_FLAG;
-			log_msg(LOG_INFO, "launch from %s confirmed on the terminal",
-			        p.workspace.value);
+			log_msg(LOG_INFO, "confirmed on the terminal: %s", what ? what : "");
 		}
 	}
 

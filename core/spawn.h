@@ -28,8 +28,9 @@ int spawn_exec(const char *const *argv, const char *const *envp, const struct sp
                pid_t *pid);
 
 /* Run to completion; stdout captured into out (NUL-terminated, truncated),
- * stderr to `stderr_fd` (-1: discarded). Waits for exactly that child. */
-int spawn_run(const char *const *argv, const char *const *envp, int stderr_fd, int *wstatus,
+ * stderr into launch.log line by line, escaped (or discarded). Waits for
+ * exactly that child. */
+int spawn_run(const char *const *argv, const char *const *envp, bool stderr_to_log, int *wstatus,
               char *out, size_t out_len);
 
 #endif
