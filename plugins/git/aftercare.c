@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 
+#include "quarantine.h"
 #include "util.h"
 
 static const char *base_name(const char *path)
@@ -156,7 +157,7 @@ static void remove_planted_commondir(const struct asb_host *host, struct asb_ctx
 }
 
 void audit_after_exit(const struct asb_host *host, struct asb_ctx *ctx,
-                      const struct rs_options *opt, const struct rs_result *before)
+                      const struct rs_options *opt, const struct rs_result *before, int quarantine)
 {
 	struct rs_options aopt = *opt;
 	aopt.audit = 1;
@@ -175,14 +176,17 @@ void audit_after_exit(const struct asb_host *host, struct asb_ctx *ctx,
 		if (asprintf(&cd, "%s/commondir", g->path) >= 0 && lstat(cd, &st) == 0)
 			remove_planted_commondir(host, ctx, g->path);
 	}
-	for (size_t i = 0; i < now.n_gitdirs; i++) {
+	if (quarantine)
+		qr_after_exit(host, ctx, opt, before, &now);
+	for (size_t i = 0; !quarantine && i < now.n_gitdirs; i++) {
 		const struct rs_gitdir *g = &now.gitdirs[i];
 		if (rs_find_gitdir(before, g->path) >= 0)
 			continue;
 		if (!g->worktree_admin)
 			host->log(ctx, ASB_LOG_WARN,
 			          "%s was created inside the sandbox; its hooks and config were "
-			          "writable there: review them before running git in it",
+			          "writable there and git quarantine is off: review them before "
+			          "running git in it",
 			          g->path);
 		else if (g->had_worktree_config)
 			host->log(ctx, ASB_LOG_WARN,

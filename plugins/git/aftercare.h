@@ -43,10 +43,11 @@ int placeholders_add(struct placeholders *p, const char *path, int is_dir);
 void placeholders_cleanup(const struct asb_host *host, struct asb_ctx *ctx, struct placeholders *p);
 void placeholders_free(struct placeholders *p);
 
-/* Re-scan the workspace: warn about git dirs that appeared during the session
- * (their hooks and config were writable inside) and remove a `commondir` the
- * agent planted in a protected git dir (it would redirect config and hooks). */
+/* Re-scan the workspace: quarantine what the host's git would run in
+ * repositories that appeared during the session (quarantine.h; with
+ * `quarantine` off, only warn), and remove a `commondir` the agent planted
+ * in a protected git dir (it would redirect config and hooks). */
 void audit_after_exit(const struct asb_host *host, struct asb_ctx *ctx,
-                      const struct rs_options *opt, const struct rs_result *before);
+                      const struct rs_options *opt, const struct rs_result *before, int quarantine);
 
 #endif

@@ -25,6 +25,7 @@
 /* Per launch, from init to fini. */
 struct git_state {
 	int protect;
+	int quarantine; /* repositories born inside: quarantine.h */
 	struct rs_limits limits;
 	int scanned; /* 1 ok, < 0 failed */
 	int applied; /* pre_mount added the mounts */
@@ -92,6 +93,11 @@ static int git_configure(const struct asb_host *host, struct asb_ctx *ctx, void 
 		return r;
 	if (r > 0)
 		g->protect = !!v;
+	g->quarantine = 1;
+	if ((r = host->config_bool(ctx, "quarantine", &v)) < 0)
+		return r;
+	if (r > 0)
+		g->quarantine = !!v;
 	if ((r = read_limit(host, ctx, "max_repos", &g->limits.max_repos)) < 0 ||
 	    (r = read_limit(host, ctx, "max_depth", &g->limits.max_depth)) < 0 ||
 	    (r = read_limit(host, ctx, "max_dirs", &g->limits.max_dirs)) < 0)
@@ -100,6 +106,10 @@ static int git_configure(const struct asb_host *host, struct asb_ctx *ctx, void 
 		host->log(ctx, ASB_LOG_WARN,
 		          "git protection is off: the agent can write git hooks and config that "
 		          "run on the host at your next git command");
+	else if (!g->quarantine)
+		host->log(ctx, ASB_LOG_WARN,
+		          "git quarantine is off: repositories created inside keep their hooks and "
+		          "config after exit (a warning names each)");
 	return 0;
 }
 
@@ -320,6 +330,12 @@ static int git_describe(const struct asb_host *host, struct asb_ctx *ctx, void *
 	if (!g->protect)
 		return host->describe(ctx, "protect", "false (git hooks and config are writable)");
 	int r = host->describe(ctx, "protect", "true");
+	if (r >= 0)
+		r = host->describe(ctx, "quarantine",
+		                   g->quarantine
+		                       ? "true (hooks and executable config of "
+		                         "repositories made inside are moved aside at exit)"
+		                       : "false (repositories made inside are only reported)");
 	if (r < 0)
 		return r;
 	if ((r = ensure_scanned(host, ctx, g)) < 0)
@@ -353,7 +369,7 @@ static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void
 	if (g->protect && g->applied) {
 		placeholders_cleanup(host, ctx, &g->placeholders);
 		if (!dry_run && status >= 0) /* the agent ran */
-			audit_after_exit(host, ctx, &g->opt, &g->scan);
+			audit_after_exit(host, ctx, &g->opt, &g->scan, g->quarantine);
 	}
 	state_reset(g);
 }
@@ -367,8 +383,8 @@ static const struct asb_hooks git_hooks = {
     .describe = git_describe,
 };
 
-static const char *const git_config_keys[] = {"protect", "max_repos", "max_depth", "max_dirs",
-                                              NULL};
+static const char *const git_config_keys[] = {"protect",   "quarantine", "max_repos",
+                                              "max_depth", "max_dirs",   NULL};
 
 static const struct asb_option git_options[] = {
     {.struct_size = sizeof(struct asb_option),
@@ -378,6 +394,14 @@ static const struct asb_option git_options[] = {
      .negative = "no-git-protection",
      .env = "GIT_PROTECTION",
      .help = "git hooks, config and pointer files read-only (default: on; off is warned)"},
+    {.struct_size = sizeof(struct asb_option),
+     .type = ASB_OPT_BOOL,
+     .key = "quarantine",
+     .flag = "git-quarantine",
+     .negative = "no-git-quarantine",
+     .env = "GIT_QUARANTINE",
+     .help = "after exit, move aside the hooks and executable config of repositories "
+             "made inside (default: on)"},
     {0},
 };
 
