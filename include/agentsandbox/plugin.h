@@ -90,8 +90,12 @@ extern "C" {
 /* ------------------------------------------------------------------ plan */
 
 /* The plan says what the agent may see and do, not how: each entry names a
- * place inside (`dest`) and what is there. Entries are applied in order;
- * an entry covers what an earlier one put at or above its dest. Backends
+ * place inside (`dest`) and what is there. Entries are applied parent
+ * first: once the plan is final they are ordered by the depth of their
+ * dest, in the order they were added within one depth, so an entry covers
+ * what an earlier one put at or above its dest and never what any entry put
+ * below it (a directory bound over itself keeps the protections inside it,
+ * whoever added them). Backends
  * turn them into their own mechanism (bind mounts, a profile, an OCI
  * bundle); one that cannot honour an entry type says so in its
  * capabilities, and the core refuses the launch before anything runs. */
