@@ -361,13 +361,24 @@ static int git_describe(const struct asb_host *host, struct asb_ctx *ctx, void *
 	return r;
 }
 
+struct log_ctx {
+	const struct asb_host *host;
+	struct asb_ctx *ctx;
+};
+
+static void log_line(void *ud, const char *line)
+{
+	const struct log_ctx *l = ud;
+	l->host->log(l->ctx, ASB_LOG_INFO, "%s", line);
+}
+
 static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void *data, int status)
 {
 	struct git_state *g = data;
 	int64_t dry_run = 0;
 	(void)host->policy_int(ctx, "dry_run", &dry_run);
 	if (g->protect && g->applied) {
-		placeholders_cleanup(host, ctx, &g->placeholders);
+		placeholders_cleanup(&g->placeholders, log_line, &(struct log_ctx){host, ctx});
 		if (!dry_run && status >= 0) /* the agent ran */
 			audit_after_exit(host, ctx, &g->opt, &g->scan, g->quarantine);
 	}
