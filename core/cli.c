@@ -99,6 +99,9 @@ void cli_usage(void *file, const struct catalog *plugins)
 	      "      --accept-weaker NAME run although the backend cannot give protection NAME\n"
 	      "                           (repeatable; recorded in launch.log; see --check)\n"
 	      "      --allow-home         allow launching from $HOME or / (exposes all of it)\n"
+	      "      --accept-config-change  run although a file that shapes the sandbox (the\n"
+	      "                           config, a plugin dir, ...) may have been changed by an\n"
+	      "                           earlier session that could write it\n"
 	      "      --[no-]common-tools  coreutils, grep, sed, ... on PATH (default: on)\n"
 	      "      --[no-]allow-unix-sockets   AF_UNIX sockets inside\n"
 	      "      --no-network         loopback only\n"
@@ -245,6 +248,10 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 		}
 		if (strcmp(arg, "--shell") == 0) {
 			c->shell = true;
+			continue;
+		}
+		if (strcmp(arg, "--accept-config-change") == 0) {
+			c->accept_config_change = true;
 			continue;
 		}
 		if ((r = want_value(argc, argv, &i, "-c", &v)) != 0 ||
@@ -628,6 +635,7 @@ int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy 
 		if ((r = apply_plugin_value(p, plugin, o, value, SRC_FLAG, flag)) < 0)
 			return r;
 	}
+	p->accept_config_change = p->accept_config_change || c->accept_config_change;
 	if (c->accept_weaker.n) {
 		for (size_t i = 0; i < c->accept_weaker.n; i++)
 			if ((r = strv_push(&p->accept_weaker.items, c->accept_weaker.v[i])) < 0)

@@ -34,6 +34,7 @@ struct cli {
 	struct strv accept_weaker;
 	/* Plugin options, in the order given: "plugin\tkey\tvalue\tflag". */
 	struct strv plugin_opts;
+	bool accept_config_change;
 	bool have_agent_args;
 	struct strv agent_args;
 };

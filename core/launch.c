@@ -5,8 +5,10 @@
 #include "hardening.h"
 #include "layout.h"
 #include "log.h"
+#include "selfconfig.h"
 #include "spawn.h"
 #include "supervisor.h"
+#include "tty.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -62,6 +64,8 @@ void launch_free(struct launch *l)
 	}
 	free(l->artifacts);
 	strv_clear(&l->describe);
+	strv_clear(&l->self_paths);
+	strv_clear(&l->self_protected);
 	if (l->sandbox_netns_fd >= 0)
 		close(l->sandbox_netns_fd);
 	network_stop(&l->net);
@@ -306,6 +310,40 @@ static int build_backend(struct launch *l)
 	return 0;
 }
 
+/* A file that shapes this launch, changed since an earlier session could
+ * write it: say so, and run only when the user confirms (or passed
+ * --accept-config-change). */
+static int check_self_config(struct launch *l)
+{
+	struct policy *p = l->policy;
+	int r = selfconfig_collect(p, &l->net, &l->self_paths);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *root = NULL, *why = NULL;
+	if (session_root(getenv("XDG_STATE_HOME"), p->home, &root) < 0 ||
+	    (r = selfconfig_check(root, &l->self_paths, &why)) <= 0)
+		return r < 0 ? r : 0;
+	if (l->dry_run) {
+		log_msg(LOG_WARN, "%s", why);
+		return 0;
+	}
+	bool yes = p->accept_config_change;
+	if (!yes) {
+		_cleanup_free_ char *clean = log_escape(why);
+		_cleanup_free_ char *q = str_printf(
+		    "agentsandbox: %s.\nCheck it before you go on. Run with it as it is now?",
+		    clean ? clean : why);
+		yes = q && tty_confirm(q) == 1;
+	}
+	if (!yes) {
+		err_set("%s. Check it, then run with --accept-config-change", why);
+		return -EPERM;
+	}
+	log_msg(LOG_WARN, "%s; accepted (%s)", why,
+	        p->accept_config_change ? "--accept-config-change" : "on the terminal");
+	return selfconfig_accept(root, &l->self_paths);
+}
+
 int launch_plan(struct launch *l)
 {
 	struct policy *p = l->policy;
@@ -318,6 +356,8 @@ int launch_plan(struct launch *l)
 	if ((r = run_hook(l, "configure", offsetof(struct asb_hooks, configure))) < 0)
 		return r;
 	if ((r = network_configure(&l->net, p)) < 0)
+		return r;
+	if ((r = check_self_config(l)) < 0)
 		return r;
 	if ((r = probe_backend(l)) < 0)
 		return r;
@@ -352,6 +392,13 @@ int launch_plan(struct launch *l)
 		return r;
 	if ((r = run_hook(l, "env", offsetof(struct asb_hooks, env))) < 0)
 		return r;
+	/* What shapes the sandbox is read-only inside when it lies in a
+	 * writable place (the plugins' entries included). */
+	if ((r = selfconfig_protect(&l->plan, &l->self_paths, &l->self_protected)) < 0) {
+		err_set("cannot make the sandbox's own configuration read-only inside: %s",
+		        strerror(-r));
+		return r;
+	}
 	if ((r = hardening_plan(l)) < 0)
 		return r;
 	plan_set_final(&l->plan);
@@ -668,6 +715,8 @@ int launch_run(struct launch *l)
 
 	/* The records are written while the backend sets the sandbox up, off
 	 * the path to the agent's first instruction. */
+	if ((r = selfconfig_record(&l->session, &l->plan, &l->self_protected)) < 0)
+		log_msg(LOG_WARN, "cannot record what this session may write: %s", strerror(-r));
 	log_policy(l);
 	protections_log(l);
 	hardening_log(l);
@@ -685,6 +734,7 @@ int launch_run(struct launch *l)
 	}
 
 	int wstatus = supervisor_run(l->spawned.pid, forward_signal, l);
+	selfconfig_record_end(&l->session);
 	supervisor_release();
 	network_stop(&l->net);
 	int code;

@@ -51,6 +51,8 @@ struct launch {
 	struct artifact *artifacts;
 	size_t n_artifacts;
 	struct strv describe; /* "plugin\tkey\tvalue" */
+	struct strv self_paths;     /* what shapes the sandbox (core/selfconfig.h) */
+	struct strv self_protected; /* ... and was made read-only inside */
 
 	bool hold;            /* the sandbox waits for release */
 	struct child spawned; /* what the core waits for */

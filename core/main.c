@@ -6,6 +6,8 @@
 #include "launch.h"
 #include "layout.h"
 #include "log.h"
+#include "selfconfig.h"
+#include "session.h"
 #include "show.h"
 #include "subcommands.h"
 #include "tty.h"
@@ -195,6 +197,40 @@ static int print_check(const struct launch *l)
 	return bad ? -EPERM : 0;
 }
 
+/* Discovery opens every plugin it finds: a plugin dir an earlier session
+ * could write is checked before anything in it runs (core/selfconfig.h). */
+static int check_plugin_dirs(int argc, char **argv, const struct strv *dirs)
+{
+	bool accept = false;
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		accept = accept || strcmp(argv[i], "--accept-config-change") == 0;
+	struct strv real = {0};
+	char buf[PATH_MAX];
+	int r = 0;
+	for (size_t i = 0; r >= 0 && i < dirs->n; i++)
+		if (realpath(dirs->v[i], buf) && !strv_contains(&real, buf))
+			r = strv_push(&real, buf);
+	if (r >= 0 && realpath(ASB_PLUGINDIR, buf))
+		r = strv_push(&real, buf);
+	const char *home = getenv("HOME");
+	_cleanup_free_ char *root = NULL, *why = NULL;
+	if (r >= 0 && session_root(getenv("XDG_STATE_HOME"), home, &root) == 0 &&
+	    (r = selfconfig_check(root, &real, &why)) > 0) {
+		_cleanup_free_ char *clean = log_escape(why);
+		_cleanup_free_ char *q =
+		    str_printf("agentsandbox: %s.\nIts plugins would be loaded now. Go on?",
+		               clean ? clean : why);
+		if (accept || (q && tty_confirm(q) == 1)) {
+			r = selfconfig_accept(root, &real);
+		} else {
+			err_set("%s. Check it, then run with --accept-config-change", why);
+			r = -EPERM;
+		}
+	}
+	strv_clear(&real);
+	return r < 0 ? r : 0;
+}
+
 /* --plugin-dir, then $AGENTSANDBOX_PLUGIN_PATH (cli_apply keeps the same
  * order for the policy). */
 static int discover(int argc, char **argv, struct catalog *plugins)
@@ -207,6 +243,8 @@ static int discover(int argc, char **argv, struct catalog *plugins)
 	for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; r >= 0 && tok;
 	     tok = strtok_r(NULL, ":", &save))
 		r = strv_push(&dirs, tok);
+	if (r >= 0)
+		r = check_plugin_dirs(argc, argv, &dirs);
 	if (r >= 0)
 		r = loader_discover(&dirs, plugins);
 	strv_clear(&dirs);

@@ -109,6 +109,10 @@ struct policy {
 	struct extra_mount *mounts;
 	size_t n_mounts;
 	struct strv agent_args; /* after -- */
+	/* --accept-config-change: run with a sandbox-shaping file an earlier
+	 * session could have changed (core/selfconfig.h). A flag only: the
+	 * config cannot vouch for itself. */
+	bool accept_config_change;
 	struct strv plugin_dirs;
 
 	config_t cfg; /* kept alive: plugins read their groups from it */
