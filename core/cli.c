@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "log.h"
+#include "termfilter.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -28,6 +29,8 @@ static const struct bool_opt bool_opts[] = {
     {"network", "no-network", "NETWORK", offsetof(struct policy, network_enabled)},
     {"require-landlock", "no-require-landlock", "REQUIRE_LANDLOCK",
      offsetof(struct policy, require_landlock)},
+    {"terminal-filter", "no-terminal-filter", "TERMINAL_FILTER",
+     offsetof(struct policy, terminal_filter)},
 };
 _Static_assert(ARRAY_SIZE(bool_opts) <= CLI_MAX_BOOLS, "grow CLI_MAX_BOOLS");
 
@@ -106,6 +109,9 @@ void cli_usage(void *file, const struct catalog *plugins)
 	      "      --[no-]allow-unix-sockets   AF_UNIX sockets inside\n"
 	      "      --no-network         loopback only\n"
 	      "      --require-landlock   refuse to start without Landlock\n"
+	      "      --no-terminal-filter give the agent your terminal itself, not a filtered pty\n"
+	      "      --terminal-allow CLASS,...  sequences to let through to your terminal:\n"
+	      "                           " TERMINAL_CLASSES "\n"
 	      "  -h, --help               this text\n"
 	      "  -V, --version            the version\n"
 	      "\n"
@@ -293,6 +299,11 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 				return r;
 			continue;
 		}
+		if ((r = want_value(argc, argv, &i, "--terminal-allow", &v)) != 0) {
+			if (r < 0 || (r = strv_push(&c->terminal_allow, v)) < 0)
+				return r;
+			continue;
+		}
 		if ((r = want_value(argc, argv, &i, "--accept-weaker", &v)) != 0) {
 			if (r < 0 || (r = strv_push(&c->accept_weaker, v)) < 0)
 				return r;
@@ -372,6 +383,7 @@ void cli_free(struct cli *c)
 	strv_clear(&c->plugin_dirs);
 	strv_clear(&c->agent_args);
 	strv_clear(&c->accept_weaker);
+	strv_clear(&c->terminal_allow);
 	strv_clear(&c->plugin_opts);
 }
 
@@ -636,6 +648,25 @@ int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy 
 			return r;
 	}
 	p->accept_config_change = p->accept_config_change || c->accept_config_change;
+	/* --terminal-allow A,B (repeatable) adds to the file's list. */
+	for (size_t i = 0; i < c->terminal_allow.n; i++) {
+		_cleanup_free_ char *copy = strdup(c->terminal_allow.v[i]);
+		char *save = NULL;
+		if (!copy)
+			return -ENOMEM;
+		for (char *tok = strtok_r(copy, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (!termfilter_class(tok)) {
+				err_set("--terminal-allow %s: not a sequence class (%s)", tok,
+				        TERMINAL_CLASSES);
+				return -EINVAL;
+			}
+			if (!strv_contains(&p->terminal_allow.items, tok) &&
+			    (r = strv_push(&p->terminal_allow.items, tok)) < 0)
+				return r;
+		}
+		p->terminal_allow.source = SRC_FLAG;
+	}
 	if (c->accept_weaker.n) {
 		for (size_t i = 0; i < c->accept_weaker.n; i++)
 			if ((r = strv_push(&p->accept_weaker.items, c->accept_weaker.v[i])) < 0)

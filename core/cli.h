@@ -35,6 +35,7 @@ struct cli {
 	/* Plugin options, in the order given: "plugin\tkey\tvalue\tflag". */
 	struct strv plugin_opts;
 	bool accept_config_change;
+	struct strv terminal_allow; /* --terminal-allow, as given */
 	bool have_agent_args;
 	struct strv agent_args;
 };

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "rlimits.h"
+#include "termfilter.h"
 #include "log.h"
 #include "netrules.h"
 
@@ -274,12 +275,11 @@ static int check_exists(const config_setting_t *list, const char *path, const st
 static int load_sandbox(struct policy *p, const config_setting_t *g, expand_lookup_fn lookup,
                         void *userdata)
 {
-	static const char *const keys[] = {"name",          "command",   "args",
-	                                   "backend",       "workspace", "packages",
-	                                   "rw_dirs",       "rw_files",  "ro_dirs",
-	                                   "ro_files",      "env",       "common_tools",
-	                                   "allow_home",    "limits",    "require_landlock",
-	                                   "accept_weaker", NULL};
+	static const char *const keys[] = {
+	    "name",          "command",         "args",           "backend", "workspace",
+	    "packages",      "rw_dirs",         "rw_files",       "ro_dirs", "ro_files",
+	    "env",           "common_tools",    "allow_home",     "limits",  "require_landlock",
+	    "accept_weaker", "terminal_filter", "terminal_allow", NULL};
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return type_error(g, "sandbox", "a group { }");
 	int r = check_keys(g, "sandbox", keys);
@@ -354,6 +354,22 @@ static int load_sandbox(struct policy *p, const config_setting_t *g, expand_look
 		return r;
 	if ((s = config_setting_get_member(g, "limits")) && (r = limits_load(p, s)) < 0)
 		return r;
+	if ((s = config_setting_get_member(g, "terminal_filter")) &&
+	    (r = get_bool(s, "sandbox.terminal_filter", &p->terminal_filter)) < 0)
+		return r;
+	if ((s = config_setting_get_member(g, "terminal_allow"))) {
+		if ((r = get_list(s, "sandbox.terminal_allow", &p->terminal_allow, false, lookup,
+		                  userdata)) < 0)
+			return r;
+		for (size_t i = 0; i < p->terminal_allow.items.n; i++)
+			if (!termfilter_class(p->terminal_allow.items.v[i])) {
+				err_set("%s: sandbox.terminal_allow: \"%s\" is not a sequence "
+				        "class (%s)",
+				        config_where(config_setting_get_elem(s, (unsigned)i)),
+				        p->terminal_allow.items.v[i], TERMINAL_CLASSES);
+				return -EINVAL;
+			}
+	}
 	return 0;
 }
 

@@ -640,7 +640,8 @@ static int h_spawn_program(struct asb_ctx *ctx, const char *const *argv, const c
 	                       .limits = &set,
 	                       .no_new_privs = true,
 	                       .stdout_fd = -1,
-	                       .stderr_fd = -1};
+	                       .stderr_fd = -1,
+	                       .term = &l->term};
 	pid_t p;
 	if ((r = spawn_exec(argv, envp, &o, &p)) < 0)
 		return r;

@@ -35,6 +35,7 @@ void launch_init(struct launch *l, struct policy *p, struct catalog *catalog, bo
 	l->session.lock_fd = -1;
 	l->spawned = CHILD_NONE;
 	l->sandbox_netns_fd = -1;
+	l->term = (struct terminal){.master = -1, .slave = -1, .tty_fd = -1};
 	network_init(&l->net);
 }
 
@@ -69,6 +70,7 @@ void launch_free(struct launch *l)
 	if (l->sandbox_netns_fd >= 0)
 		close(l->sandbox_netns_fd);
 	network_stop(&l->net);
+	terminal_close(&l->term);
 	if (l->have_session)
 		session_close(&l->session);
 	*l = (struct launch){0};
@@ -533,7 +535,8 @@ static int default_spawn(struct launch *l, pid_t *pid)
 	                       .limits = &set,
 	                       .no_new_privs = true,
 	                       .stdout_fd = -1,
-	                       .stderr_fd = -1};
+	                       .stderr_fd = -1,
+	                       .term = &l->term};
 	r = spawn_exec((const char *const *)l->out_argv.v, (const char *const *)envp, &o, pid);
 	free_envp(envp);
 	return r;
@@ -560,6 +563,7 @@ static int spawn_sandbox(struct launch *l)
 		return r;
 	}
 	child_track(&l->spawned, pid);
+	terminal_spawned(&l->term);
 	/* A backend without await_start: the spawned process is the sandbox. */
 	if (!OP(l, await_start) && !l->sandbox_known) {
 		l->sandbox_pid = pid;
@@ -657,6 +661,36 @@ static void remove_private_dirs(struct launch *l)
 		(void)rm_rf(root);
 }
 
+static const char *const terminal_modes[] = {"none", "filtered (a pty of its own)",
+                                             "detached (no controlling terminal)",
+                                             "direct (the user's terminal itself)"};
+
+static int open_terminal(struct launch *l)
+{
+	const struct policy *p = l->policy;
+	uint32_t allow = 0;
+	for (size_t i = 0; i < p->terminal_allow.items.n; i++)
+		allow |= termfilter_class(p->terminal_allow.items.v[i]);
+	int r = terminal_open(&l->term, p->terminal_filter.value, allow);
+	if (r < 0) {
+		err_set(
+		    "cannot open a pty for the filtered terminal: %s (--no-terminal-filter gives "
+		    "the agent your terminal itself)",
+		    strerror(-r));
+		return r;
+	}
+	size_t n = 0;
+	const int *sigs = terminal_signals(&l->term, &n);
+	if ((r = supervisor_catch(sigs, n)) < 0)
+		return r;
+	log_msg(LOG_INFO, "terminal: %s%s", terminal_modes[l->term.mode],
+	        l->term.mode == TERM_DIRECT ? ": escape sequences reach it unfiltered" : "");
+	for (size_t i = 0; l->term.mode == TERM_FILTERED && i < p->terminal_allow.items.n; i++)
+		log_msg(LOG_INFO, "terminal: %s sequences let through",
+		        p->terminal_allow.items.v[i]);
+	return 0;
+}
+
 static int start(struct launch *l, char **root_out)
 {
 	struct policy *p = l->policy;
@@ -697,6 +731,8 @@ static int start(struct launch *l, char **root_out)
 	platform_harden_self();
 	if ((r = supervisor_prepare()) < 0)
 		return r;
+	if ((r = open_terminal(l)) < 0)
+		return r;
 	l->stage = STAGE_RUNNING;
 	return spawn_sandbox(l);
 }
@@ -732,8 +768,17 @@ int launch_run(struct launch *l)
 		kill_sandbox(l);
 		goto fail;
 	}
+	/* Job control needs the agent's process: where the sandbox was not
+	 * held, ask the backend now (the agent already runs). */
+	asb_hook_fn await = OP(l, await_start);
+	if (!l->sandbox_known && await && l->term.mode != TERM_NONE &&
+	    (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO)))
+		(void)await(host_table(), &l->backend->ctx, l->backend->data);
+	(void)terminal_start(&l->term, EV_DEFAULT, l->sandbox_known ? l->sandbox_pid : 0,
+	                     forward_signal, l);
 
-	int wstatus = supervisor_run(l->spawned.pid, forward_signal, l);
+	int wstatus = supervisor_run(l->spawned.pid, forward_signal, l, &l->term);
+	terminal_finish(&l->term);
 	selfconfig_record_end(&l->session);
 	supervisor_release();
 	network_stop(&l->net);
@@ -769,6 +814,7 @@ int launch_run(struct launch *l)
 	log_detach();
 	return code;
 fail:
+	terminal_finish(&l->term); /* what the backend said on the pty */
 	log_msg(LOG_ERROR, "launch failed: %s", err_get() ? err_get() : strerror(-r));
 	supervisor_release();
 	network_stop(&l->net);

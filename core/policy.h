@@ -90,6 +90,10 @@ struct policy {
 	struct pbool common_tools;
 	struct pbool allow_home;
 	struct pbool require_landlock;
+	/* The agent's terminal (core/terminal.h): a filtered pty, and the
+	 * sequence classes let through (core/termfilter.h). */
+	struct pbool terminal_filter;
+	struct plist terminal_allow;
 	struct plimit limits[LIMIT_COUNT];
 	/* Protections the user accepts the backend cannot give
 	 * (sandbox.accept_weaker, --accept-weaker). */

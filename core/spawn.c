@@ -5,6 +5,8 @@
 #include "platform.h"
 #include "util.h"
 
+#include <signal.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -12,6 +14,41 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+
+/* The session leader above a sandbox with a pty (terminal.h): it passes on
+ * the signals the launcher sends and ends as the sandbox did. */
+static volatile pid_t relay_to;
+
+static void relay_signal(int sig)
+{
+	if (relay_to > 0)
+		(void)kill(relay_to, sig);
+}
+
+static void relay(pid_t child, pid_t launcher) __attribute__((noreturn));
+static void relay(pid_t child, pid_t launcher)
+{
+	(void)platform_child_prepare(launcher, NULL, false);
+	/* Nothing of the sandbox's: its pipes must see their end when it ends. */
+	(void)fds_close_except(STDERR_FILENO + 1, NULL, 0);
+	relay_to = child;
+	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = relay_signal;
+	for (size_t i = 0; i < sizeof(sigs) / sizeof(*sigs); i++)
+		(void)sigaction(sigs[i], &sa, NULL);
+	int st = 0;
+	while (waitpid(child, &st, 0) < 0)
+		if (errno != EINTR)
+			_exit(125);
+	if (WIFSIGNALED(st)) {
+		signal(WTERMSIG(st), SIG_DFL);
+		(void)kill(getpid(), WTERMSIG(st));
+		_exit(128 + WTERMSIG(st));
+	}
+	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 125);
+}
 
 int spawn_exec(const char *const *argv, const char *const *envp, const struct spawn_opts *o,
                pid_t *pid_out)
@@ -35,6 +72,17 @@ int spawn_exec(const char *const *argv, const char *const *envp, const struct sp
 		sigset_t all;
 		sigemptyset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
+		if (o->term)
+			terminal_child(o->term);
+		if (o->term && terminal_child_needs_leader(o->term)) {
+			pid_t g = fork();
+			if (g < 0)
+				_exit(125);
+			if (g > 0)
+				relay(g, parent);
+			parent = getppid();
+			terminal_child_foreground(o->term);
+		}
 		if (o->quiet_stdin) {
 			int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
 			if (null >= 0)
@@ -122,7 +170,8 @@ int spawn_run(const char *const *argv, const char *const *envp, bool stderr_to_l
 	struct err_lines el = {.who = slash ? slash + 1 : argv[0]};
 	size_t len = 0;
 	char sink[512];
-	struct pollfd pfd[2] = {{.fd = fds[0], .events = POLLIN}, {.fd = errp[0], .events = POLLIN}};
+	struct pollfd pfd[2] = {{.fd = fds[0], .events = POLLIN},
+	                        {.fd = errp[0], .events = POLLIN}};
 	while (pfd[0].fd >= 0 || pfd[1].fd >= 0) {
 		if (poll(pfd, 2, -1) < 0) {
 			if (errno == EINTR)

@@ -6,6 +6,7 @@
 #define ASB_CORE_SPAWN_H
 
 #include "rlimits.h"
+#include "terminal.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -17,9 +18,10 @@ struct spawn_opts {
 	size_t n_keep_fds;
 	const struct limits_set *limits; /* NULL: leave them */
 	bool no_new_privs;
-	bool quiet_stdin;         /* stdin from /dev/null */
-	int stdout_fd, stderr_fd; /* -1: inherited */
-	bool own_group;           /* its own process group (helpers: ^C is the agent's) */
+	bool quiet_stdin;            /* stdin from /dev/null */
+	int stdout_fd, stderr_fd;    /* -1: inherited */
+	bool own_group;              /* its own process group (helpers: ^C is the agent's) */
+	const struct terminal *term; /* the sandbox: its session and terminal */
 };
 
 /* fork + execve; *pid on success. The child reports an exec failure on

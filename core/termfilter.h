@@ -48,6 +48,10 @@
 
 #define TF_SEQ_MAX 4096
 
+/* For messages and --help. */
+#define TERMINAL_CLASSES                                                                           \
+	"clipboard, title, hyperlinks, notifications, shell-integration, files, graphics, window"
+
 /* Tracked DEC private modes (CSI ? N h/l), as bits. */
 enum {
 	TF_M_DECCKM,      /* 1: application cursor keys */
