@@ -274,9 +274,11 @@ static int walk_root(struct walk *w)
 			w->r->limits_hit |= PF_LIMIT_DIRS;
 			break;
 		}
-		ret = scan_dir(w, &q[head], &q, &n, &cap);
-		free(q[head].rel);
+		/* A copy: scan_dir may move the queue as it grows it. */
+		struct qitem it = q[head];
 		q[head++].rel = NULL;
+		ret = scan_dir(w, &it, &q, &n, &cap);
+		free(it.rel);
 	}
 	for (size_t i = head; i < n; i++)
 		free(q[i].rel);

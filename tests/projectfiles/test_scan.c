@@ -104,6 +104,19 @@ static void test_present_and_missing(void **state)
 	pf_result_free(&r);
 }
 
+/* More directories than the walk's first queue holds (it grows under it). */
+static void test_wide_tree(void **state)
+{
+	(void)state;
+	sh("mkdir -p rw && for i in $(seq 300); do mkdir -p ws/d$i/e; done && mkdir -p "
+	   "ws/d299/e/.vscode");
+	struct pf_result r;
+	assert_int_equal(scan(NULL, 0, &r), 0);
+	assert_int_equal(find(&r, "ws/d299/e/.vscode")->op, PF_OP_RO);
+	assert_true(r.dirs_scanned >= 601);
+	pf_result_free(&r);
+}
+
 static void test_missing_parent(void **state)
 {
 	(void)state;
@@ -139,6 +152,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_present_and_missing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_wide_tree, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_parent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
 	};
