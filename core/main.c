@@ -192,6 +192,16 @@ static int print_check(const struct launch *l)
 		printf("home: %s (%s)\n", what ? what : he.path,
 		       p->allow_home.value ? "allowed by --allow-home" : "needs --allow-home");
 	}
+	if (p->terminal_filter.value) {
+		printf("terminal: filtered (a pty of its own when 0-2 hold a terminal, its output "
+		       "filtered; never your controlling terminal)");
+		for (size_t i = 0; i < p->terminal_allow.items.n; i++)
+			printf("%s%s", i ? ", " : "; let through: ", p->terminal_allow.items.v[i]);
+		putchar('\n');
+	} else {
+		printf("terminal: direct (the agent gets your terminal itself: "
+		       "--no-terminal-filter)\n");
+	}
 	if (protections_print_check(stdout, l) < 0)
 		bad = 1;
 	return bad ? -EPERM : 0;
