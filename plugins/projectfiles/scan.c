@@ -25,6 +25,7 @@ struct walk {
 	const struct pf_options *o;
 	struct pf_result *r;
 	const struct pf_root *root;
+	const struct strv *firsts; /* the list's first components, sorted */
 };
 
 struct qitem {
@@ -183,6 +184,11 @@ static bool is_skipped(const char *name)
 	return false;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* Does `name` start a list entry ("x" or "x/...")? */
 static bool starts_entry(const struct pf_entry *e, const char *name, size_t n)
 {
@@ -212,13 +218,10 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 	struct dirent *de;
 	while (ret >= 0 && (de = readdir(d))) {
 		const char *n = de->d_name;
-		size_t len = strlen(n);
 		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
 			continue;
-		bool listed = false;
-		for (const struct pf_entry *e = w->o->list; e->path && !listed; e++)
-			listed = starts_entry(e, n, len);
-		if (listed) {
+		/* Most names are not on the list: one binary search says so. */
+		if (bsearch(&n, w->firsts->v, w->firsts->n, sizeof(char *), cmp_str)) {
 			ret = strv_push(&found, n);
 			continue; /* protected whole, or holds what is: not walked */
 		}
@@ -298,7 +301,16 @@ static int action_cmp(const void *a, const void *b)
 int pf_scan(const struct pf_options *o, struct pf_result *out)
 {
 	*out = (struct pf_result){0};
+	struct strv firsts = {0};
 	int ret = 0;
+	for (const struct pf_entry *e = o->list; e->path && ret >= 0; e++) {
+		_cleanup_free_ char *first = strndup(e->path, strcspn(e->path, "/"));
+		ret = !first                          ? -ENOMEM
+		      : strv_contains(&firsts, first) ? 0
+		                                      : strv_push(&firsts, first);
+	}
+	if (firsts.n > 1)
+		qsort(firsts.v, firsts.n, sizeof(char *), cmp_str);
 	for (size_t i = 0; i < o->n_roots && ret >= 0; i++) {
 		/* A root inside another is walked with it. */
 		bool nested = false;
@@ -308,9 +320,10 @@ int pf_scan(const struct pf_options *o, struct pf_result *out)
 				nested = true;
 		if (nested)
 			continue;
-		struct walk w = {.o = o, .r = out, .root = &o->roots[i]};
+		struct walk w = {.o = o, .r = out, .root = &o->roots[i], .firsts = &firsts};
 		ret = walk_root(&w);
 	}
+	strv_clear(&firsts);
 	if (ret < 0) {
 		char *err = TAKE_PTR(out->error_path);
 		pf_result_free(out);
