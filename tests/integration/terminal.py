@@ -239,6 +239,26 @@ t.send(b"\x04")
 ok(t.expect(rb"PROMPT\$ "), "filtered: ^D ends it")
 t.close()
 
+# --shell: the inner bash does job control on its own pty; `suspend` suspends the session.
+t = Term()
+t.run(asb("--shell"))
+ok(t.expect(rb"[$#] "), "--shell: an interactive bash inside")
+t.send(b"PS1='INNER$ '\n")
+t.expect(rb"INNER\$ ")
+t.send(b"sleep 30\n")
+t.settle(0.5)
+t.send(b"\x1a")
+ok(t.expect(rb"Stopped") and t.expect(rb"INNER\$ "), "--shell: Ctrl-Z stops a job of the inner shell, which keeps its prompt")
+t.send(b"kill %1; suspend\n")
+ok(t.expect(rb"PROMPT\$ "), "--shell: the inner shell's suspend gives the outer shell its prompt")
+t.run("fg")
+t.settle(0.5)
+t.send(b"echo ba''ck\n")
+ok(t.expect(rb"\rback\r\n") and t.expect(rb"INNER\$ "), "--shell: fg brings the inner shell back")
+t.send(b"exit\n")
+ok(t.expect(rb"PROMPT\$ "), "--shell: exit ends the session")
+t.close()
+
 # --- late answers to the agent's queries do not reach the shell ----------------------------
 for mode, extra, fenced in [("filtered", "", True), ("direct", "--no-terminal-filter", False)]:
     t = Term()
