@@ -563,7 +563,7 @@ static int spawn_sandbox(struct launch *l)
 		return r;
 	}
 	child_track(&l->spawned, pid);
-	terminal_spawned(&l->term);
+	terminal_spawned(&l->term, pid);
 	/* A backend without await_start: the spawned process is the sandbox. */
 	if (!OP(l, await_start) && !l->sandbox_known) {
 		l->sandbox_pid = pid;

@@ -11,6 +11,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 
@@ -265,6 +266,29 @@ static int read_record(const char *dir, struct record *rec)
 	return r < 0 ? r : rec->sec > 0 ? 0 : -EINVAL;
 }
 
+/* A session holds the lock on its directory while it runs (session.c). */
+static bool still_running(const char *dir)
+{
+	_cleanup_free_ char *lock = str_printf("%s/.lock", dir);
+	_cleanup_close_ int fd = lock ? open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	if (fd < 0)
+		return false;
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+		return false;
+	return errno == EWOULDBLOCK;
+}
+
+static void append_end(const char *dir, const struct timespec *at)
+{
+	_cleanup_free_ char *file = str_printf("%s/" RECORD, dir);
+	_cleanup_close_ int fd =
+	    file ? open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW) : -1;
+	char line[64];
+	int n = snprintf(line, sizeof(line), "end %lld %ld\n", (long long)at->tv_sec, at->tv_nsec);
+	if (fd >= 0)
+		(void)write_all(fd, line, (size_t)n);
+}
+
 static bool within_any(const struct strv *roots, const char *path)
 {
 	for (size_t i = 0; i < roots->n; i++)
@@ -286,6 +310,15 @@ int selfconfig_check(const char *state_root, const struct strv *paths, char **wh
 		struct record rec;
 		if (!dir || read_record(dir, &rec) < 0)
 			continue;
+		if (!rec.end_sec && !still_running(dir)) {
+			/* Killed (the sandbox died with it): over by now at the
+			 * latest, which bounds it for every later launch. */
+			struct timespec now;
+			clock_gettime(CLOCK_REALTIME, &now);
+			append_end(dir, &now);
+			rec.end_sec = now.tv_sec;
+			rec.end_nsec = now.tv_nsec;
+		}
 		for (size_t i = 0; i < paths->n && !*why; i++) {
 			const char *p = paths->v[i];
 			struct timespec at;

@@ -139,8 +139,14 @@ static void on_signal(struct ev_loop *loop, ev_io *w, int revents)
 		/* Keys typed at the terminal (^C, ^\) already reached the whole
 		 * foreground process group, the agent included, unless it has a
 		 * session of its own. */
-		if (m.from_terminal && (m.sig == SIGINT || m.sig == SIGQUIT) &&
-		    !(s->term && terminal_own_session(s->term))) {
+		if (m.from_terminal && (m.sig == SIGINT || m.sig == SIGQUIT) && s->term &&
+		    terminal_own_session(s->term)) {
+			log_msg(LOG_INFO, "signal %s from the terminal, to the agent's job",
+			        strsignal(m.sig));
+			terminal_on_signal(s->term, m.sig);
+			continue;
+		}
+		if (m.from_terminal && (m.sig == SIGINT || m.sig == SIGQUIT)) {
 			log_msg(LOG_INFO, "signal %s from the terminal", strsignal(m.sig));
 			continue;
 		}

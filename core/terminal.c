@@ -108,8 +108,9 @@ void terminal_child_foreground(const struct terminal *t)
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
 }
 
-void terminal_spawned(struct terminal *t)
+void terminal_spawned(struct terminal *t, pid_t pid)
 {
+	t->leader = pid;
 	/* The master reports the end of the agent's output once no slave is
 	 * open any more: the launcher keeps none. */
 	if (t->slave >= 0)
@@ -169,7 +170,8 @@ static ssize_t pump(struct terminal *t)
 	while (got < CHUNK && (n = read(t->master, in + got, CHUNK - got)) > 0)
 		got += (size_t)n;
 	if (got == 0)
-		return n < 0 && (errno == EAGAIN || errno == EINTR) ? -EAGAIN : 0; /* EIO: the end */
+		return n < 0 && (errno == EAGAIN || errno == EINTR) ? -EAGAIN
+		                                                    : 0; /* EIO: the end */
 	size_t m = termfilter_feed(&t->filter, in, got, t->obuf);
 	to_tty(t, t->obuf, m);
 	return (ssize_t)got;
@@ -268,8 +270,10 @@ static void agent_signal(struct terminal *t, int sig)
 		if (pg > 0)
 			(void)kill(-pg, sig); /* the pty's foreground job, as a terminal would */
 	}
+	/* Without the pty's session leader the agent's process group is
+	 * orphaned: the kernel discards SIGTSTP there, not SIGSTOP. */
 	if (t->signal)
-		t->signal(t->userdata, sig);
+		t->signal(t->userdata, sig == SIGTSTP && t->mode != TERM_FILTERED ? SIGSTOP : sig);
 }
 
 /* The agent stopped (or is to stop): give the terminal back, stop the
@@ -339,7 +343,15 @@ void terminal_on_signal(struct terminal *t, int sig)
 {
 	if (t->finished)
 		return;
-	if (sig == SIGWINCH) {
+	if (sig == SIGINT || sig == SIGQUIT) {
+		/* The whole job, as a terminal does: a shell waiting for its
+		 * child exits only when the child dies of it too. */
+		pid_t pg = t->mode == TERM_FILTERED ? tcgetpgrp(t->master) : t->leader;
+		if (pg > 0)
+			(void)kill(-pg, sig);
+		else if (t->signal)
+			t->signal(t->userdata, sig);
+	} else if (sig == SIGWINCH) {
 		copy_size(t);
 	} else if (sig == SIGTSTP) {
 		suspend(t, true);

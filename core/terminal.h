@@ -52,6 +52,7 @@ struct terminal {
 	ev_io w_out, w_in, w_master_w;
 	ev_timer w_poll;
 	pid_t sandbox_pid;
+	pid_t leader;       /* the spawned process: its session's leader */
 	bool awaiting_cont; /* resumed: the agent has not been seen running yet */
 	terminal_signal_fn signal;
 	void *userdata;
@@ -70,12 +71,15 @@ void terminal_child(const struct terminal *t);
  * (Ctrl-Z, a TUI's SIGTSTP to itself would do nothing). */
 bool terminal_child_needs_leader(const struct terminal *t);
 void terminal_child_foreground(const struct terminal *t);
-/* In the launcher, once spawned: drop its copy of the slave. */
-void terminal_spawned(struct terminal *t);
+/* In the launcher, once spawned (`pid`, the session leader): drop its copy
+ * of the slave. */
+void terminal_spawned(struct terminal *t, pid_t pid);
 /* Watch the pty, the keyboard and the agent's stops in `loop`; raw mode. */
 int terminal_start(struct terminal *t, struct ev_loop *loop, pid_t sandbox_pid,
                    terminal_signal_fn signal, void *userdata);
-/* SIGWINCH, SIGTSTP and SIGCONT sent to the launcher. */
+/* SIGWINCH, SIGTSTP and SIGCONT sent to the launcher; SIGINT and SIGQUIT
+ * typed at the user's terminal (which reach the agent's whole job, as the
+ * terminal would have sent them). */
 void terminal_on_signal(struct terminal *t, int sig);
 /* Signals to the launcher that must be caught in this mode. */
 const int *terminal_signals(const struct terminal *t, size_t *n);

@@ -63,6 +63,24 @@ cp "$TEST_TMP/orig.cfg" conf/project.cfg
 sleep 0.01
 out=$(asb -c "$W/conf/project.cfg" -- -c 'echo RAN' 2>&1 </dev/null)
 ok $(grep -qx RAN <<<"$out"; echo $?) "a change the user makes with no session able to write it since passes"
+# A session killed outright records no end: the first launch that finds it
+# over bounds it, so later edits on the host pass.
+"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/other.cfg" -- -c 'echo > ready; sleep 30' >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -e ready ] && break; sleep 0.05; done
+kill -KILL $pid
+wait $pid 2>/dev/null
+rm -f ready
+echo "# edited on the host" >>conf/project.cfg
+out=$(asb -c "$W/conf/project.cfg" -- -c 'echo RAN' 2>&1 </dev/null)
+ok $([ $? -eq 125 ] && ! grep -q RAN <<<"$out"; echo $?) "after a killed session, a changed config is refused once"
+asb -c "$W/conf/project.cfg" --accept-config-change -- -c true >/dev/null 2>&1 </dev/null
+sleep 0.01
+echo "# edited again" >>conf/project.cfg
+out=$(asb -c "$W/conf/project.cfg" -- -c 'echo RAN' 2>&1 </dev/null)
+ok $(grep -qx RAN <<<"$out"; echo $?) "...and once that session is known to be over, a later edit passes ($out)"
+cp "$TEST_TMP/orig.cfg" conf/project.cfg
+sleep 0.01
 if command -v python3 >/dev/null; then
     out=$(python3 "$SRC_ROOT/tests/integration/pty-run.py" --answer n -- "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" \
         -c "$TEST_TMP/other.cfg" -- -c 'echo "# x" >> conf/project.cfg' 2>&1)

@@ -278,6 +278,30 @@ for mode, extra, fenced in [("filtered", "", True), ("direct", "--no-terminal-fi
             sys.stdout.write("# screen after the query: %r\n" % t.screen[t.screen.find(b"\x1b[6n"):])
     t.close()
 
+# Ctrl-Z and Ctrl-C typed at a cooked terminal reach the launcher: the agent's
+# whole job gets them (a shell loop waiting for its child ends on ^C), with
+# the pty (stdin redirected) and without any terminal on 0-2.
+for mode, redirect in [("filtered, stdin redirected", "</dev/null"),
+                       ("detached", "</dev/null >/dev/null 2>&1")]:
+    ticks = os.path.join(TMP, "ws", "ticks")
+    if os.path.exists(ticks):
+        os.unlink(ticks)
+    t = Term()
+    t.run(asb("-- -c 'while :; do date +%%s%%N >> ticks; sleep 0.1; done' %s" % redirect))
+    t.settle(1.5)
+    t.send(b"\x1a")
+    ok(t.expect(rb"Stopped[^$]*PROMPT\$ "), "%s: Ctrl-Z gives the shell its prompt" % mode)
+    n1 = len(open(ticks).read().split())
+    time.sleep(0.8)
+    n2 = len(open(ticks).read().split())
+    ok(n1 == n2, "%s: and the agent is stopped meanwhile (%d, %d ticks)" % (mode, n1, n2))
+    t.run("fg")
+    t.settle(0.8)
+    ok(len(open(ticks).read().split()) > n2, "%s: fg lets it run again" % mode)
+    t.send(b"\x03")
+    ok(t.expect(rb"PROMPT\$ "), "%s: Ctrl-C ends the shell loop (the whole job got it)" % mode)
+    t.close()
+
 # --- no terminal on 0-2: the sandbox still does not get the user's one ---------------------
 t = Term()
 t.run(asb("-- -c '( : > /dev/tty ) 2>/dev/null && echo REACHED || echo NO-TTY' > %s/detached.out 2>&1 </dev/null; echo EX''IT" % TMP))
