@@ -237,6 +237,8 @@ static int h_policy_int(struct asb_ctx *ctx, const char *key, int64_t *out)
 		*out = l->dry_run;
 	else if (strcmp(key, "hold") == 0)
 		*out = l->hold;
+	else if (strcmp(key, "backend_caps") == 0)
+		*out = (int64_t)l->caps;
 	else
 		return -ENOENT;
 	return 0;

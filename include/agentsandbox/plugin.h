@@ -259,7 +259,9 @@ struct asb_host {
 	const char *(*policy_string)(struct asb_ctx *ctx, const char *key);
 	/* Integers: "uid", "gid", "is_root", "dry_run" (--show-config/--check:
 	 * nothing will run), "hold" (the sandbox must wait for release),
-	 * "unix_sockets"; -ENOENT when unknown. */
+	 * "unix_sockets", "backend_caps" (the ASB_CAP_* the backend gives here,
+	 * from pre_mount on: a feature plugin picks entries the backend can
+	 * apply); -ENOENT when unknown. */
 	int (*policy_int)(struct asb_ctx *ctx, const char *key, int64_t *out);
 	/* String lists: "packages", "rw_dirs", "rw_files", "ro_dirs", "ro_files",
 	 * "args" (expanded, absolute paths). Count, or -ENOENT. */

@@ -42,6 +42,7 @@ struct pf_state {
 	struct placeholders placeholders;
 	char *exclude; /* the git exclude file extended for masked files, or NULL */
 	int dry_run;
+	bool files; /* the backend places generated files anywhere (ASB_CAP_FILES) */
 };
 
 static void state_reset(struct pf_state *g)
@@ -331,7 +332,7 @@ static int apply(const struct asb_host *host, struct asb_ctx *ctx, struct pf_sta
 	case PF_OP_MASK_FILE:
 		e.type = ASB_ENTRY_MASK;
 		e.flags = a->op == PF_OP_MASK_DIR ? ASB_ENTRY_F_DIR : 0;
-		if (a->op == PF_OP_MASK_FILE && is_json(a->host)) {
+		if (a->op == PF_OP_MASK_FILE && is_json(a->host) && g->files) {
 			/* An empty file is not JSON: the agent inside would report its
 			 * own settings as broken. An empty object reads as "nothing". */
 			e.type = ASB_ENTRY_FILE;
@@ -504,6 +505,8 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 	struct pf_state *g = data;
 	if (!g->protect)
 		return 0;
+	int64_t caps = 0;
+	g->files = host->policy_int(ctx, "backend_caps", &caps) == 0 && (caps & ASB_CAP_FILES);
 	int r = collect_roots(host, ctx, g);
 	if (r < 0 || (r = scan_now(host, ctx, g, 0, &g->scan)) < 0)
 		return r;
@@ -534,7 +537,9 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 		          "project-file scan stopped at its limits (max_depth=%u, max_dirs=%u): "
 		          "deeper files are not protected",
 		          g->max_depth, g->max_dirs);
-	return hide_from_git(host, ctx, g);
+	/* A backend of rules (seatbelt) masks without mount points, and places
+	 * no generated file there: nothing for git to see, nothing to add. */
+	return g->files ? hide_from_git(host, ctx, g) : 0;
 }
 
 static int pf_describe(const struct asb_host *host, struct asb_ctx *ctx, void *data)
