@@ -647,6 +647,7 @@ static int h_spawn_program(struct asb_ctx *ctx, const char *const *argv, const c
 	pid_t p;
 	if ((r = spawn_exec(argv, envp, &o, &p)) < 0)
 		return r;
+	l->term_given = true;
 	*pid = p;
 	return 0;
 }

@@ -556,6 +556,17 @@ static int spawn_sandbox(struct launch *l)
 			r = -ECHILD;
 	} else {
 		r = default_spawn(l, &pid);
+		l->term_given = true;
+	}
+	if (r >= 0 && !l->term_given && l->term.mode != TERM_DIRECT && l->term.mode != TERM_NONE) {
+		/* Its own process holds the user's terminal (not spawn_program):
+		 * reading it here would take its keys away. */
+		if (l->term.mode == TERM_FILTERED)
+			log_msg(LOG_WARN,
+			        "backend %s started its sandbox itself: the agent has your "
+			        "terminal, unfiltered",
+			        l->backend->name);
+		terminal_unused(&l->term);
 	}
 	if (r < 0) {
 		if (!err_get())

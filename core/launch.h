@@ -62,6 +62,7 @@ struct launch {
 	bool sandbox_known;
 	struct network net;
 	struct terminal term; /* the agent's terminal */
+	bool term_given;      /* the sandbox was started with it (core spawn) */
 };
 
 void launch_init(struct launch *l, struct policy *p, struct catalog *catalog, bool shell,

@@ -459,6 +459,14 @@ void terminal_finish(struct terminal *t)
 		        "filtered terminal: dropped %s sequence(s) from the agent's output", what);
 }
 
+void terminal_unused(struct terminal *t)
+{
+	if (t->mode == TERM_NONE || t->mode == TERM_DIRECT)
+		return;
+	terminal_close(t);
+	t->mode = TERM_DIRECT;
+}
+
 void terminal_close(struct terminal *t)
 {
 	if (t->master >= 0)

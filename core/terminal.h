@@ -90,5 +90,8 @@ bool terminal_own_session(const struct terminal *t);
  * put back, late answers to its queries discarded. Idempotent. */
 void terminal_finish(struct terminal *t);
 void terminal_close(struct terminal *t);
+/* A backend that started its sandbox itself, not through the core's
+ * spawn: it has the user's terminal; ours steps aside (TERM_DIRECT). */
+void terminal_unused(struct terminal *t);
 
 #endif
