@@ -30,5 +30,7 @@ int exec_check_trusted(const char *path, char *why, size_t why_len);
  * proxy/ and linux/ subdirectories), else in the installed libexec
  * directory. -ENOENT when neither has it. */
 int exec_find_helper(const char *name, char **out);
+/* The running launcher's own executable (resolved). */
+int exec_self(char **out);
 
 #endif

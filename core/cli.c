@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include "log.h"
+#include "termfilter.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -28,6 +29,8 @@ static const struct bool_opt bool_opts[] = {
     {"network", "no-network", "NETWORK", offsetof(struct policy, network_enabled)},
     {"require-landlock", "no-require-landlock", "REQUIRE_LANDLOCK",
      offsetof(struct policy, require_landlock)},
+    {"terminal-filter", "no-terminal-filter", "TERMINAL_FILTER",
+     offsetof(struct policy, terminal_filter)},
 };
 _Static_assert(ARRAY_SIZE(bool_opts) <= CLI_MAX_BOOLS, "grow CLI_MAX_BOOLS");
 
@@ -104,10 +107,16 @@ void cli_usage(void *file, const struct catalog *plugins)
 	      "      --accept-weaker NAME run although the backend cannot give protection NAME\n"
 	      "                           (repeatable; recorded in launch.log; see --check)\n"
 	      "      --allow-home         allow launching from $HOME or / (exposes all of it)\n"
+	      "      --accept-config-change  run although a file that shapes the sandbox (the\n"
+	      "                           config, a plugin dir, ...) may have been changed by an\n"
+	      "                           earlier session that could write it\n"
 	      "      --[no-]common-tools  coreutils, grep, sed, ... on PATH (default: on)\n"
 	      "      --[no-]allow-unix-sockets   AF_UNIX sockets inside\n"
 	      "      --no-network         loopback only\n"
 	      "      --require-landlock   refuse to start without Landlock\n"
+	      "      --no-terminal-filter give the agent your terminal itself, not a filtered pty\n"
+	      "      --terminal-allow CLASS,...  sequences to let through to your terminal:\n"
+	      "                           " TERMINAL_CLASSES "\n"
 	      "  -h, --help               this text\n"
 	      "  -V, --version            the version\n"
 	      "\n"
@@ -269,6 +278,10 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 			c->shell = true;
 			continue;
 		}
+		if (strcmp(arg, "--accept-config-change") == 0) {
+			c->accept_config_change = true;
+			continue;
+		}
 		if ((r = want_value(argc, argv, &i, "-c", &v)) != 0 ||
 		    (r = want_value(argc, argv, &i, "--config", &v)) != 0) {
 			if (r < 0 || (r = set_str(&c->config_path, v)) < 0)
@@ -310,6 +323,11 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 		}
 		if ((r = want_value(argc, argv, &i, "--reveal", &v)) != 0) {
 			if (r < 0 || (r = strv_push(&c->reveal, v)) < 0)
+				return r;
+			continue;
+		}
+		if ((r = want_value(argc, argv, &i, "--terminal-allow", &v)) != 0) {
+			if (r < 0 || (r = strv_push(&c->terminal_allow, v)) < 0)
 				return r;
 			continue;
 		}
@@ -394,6 +412,7 @@ void cli_free(struct cli *c)
 	strv_clear(&c->accept_weaker);
 	strv_clear(&c->reveal);
 	free(c->session);
+	strv_clear(&c->terminal_allow);
 	strv_clear(&c->plugin_opts);
 }
 
@@ -687,6 +706,26 @@ int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy 
 			return -EINVAL;
 		if ((r = apply_plugin_value(p, plugin, o, value, SRC_FLAG, flag)) < 0)
 			return r;
+	}
+	p->accept_config_change = p->accept_config_change || c->accept_config_change;
+	/* --terminal-allow A,B (repeatable) adds to the file's list. */
+	for (size_t i = 0; i < c->terminal_allow.n; i++) {
+		_cleanup_free_ char *copy = strdup(c->terminal_allow.v[i]);
+		char *save = NULL;
+		if (!copy)
+			return -ENOMEM;
+		for (char *tok = strtok_r(copy, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (!termfilter_class(tok)) {
+				err_set("--terminal-allow %s: not a sequence class (%s)", tok,
+				        TERMINAL_CLASSES);
+				return -EINVAL;
+			}
+			if (!strv_contains(&p->terminal_allow.items, tok) &&
+			    (r = strv_push(&p->terminal_allow.items, tok)) < 0)
+				return r;
+		}
+		p->terminal_allow.source = SRC_FLAG;
 	}
 	if (c->accept_weaker.n) {
 		for (size_t i = 0; i < c->accept_weaker.n; i++)
