@@ -136,7 +136,7 @@ int exec_find_helper(const char *name, char **out)
 {
 	char self[PATH_MAX];
 	if (self_dir(self, sizeof(self)) == 0) {
-		static const char *const subdirs[] = {".", "proxy", "linux"};
+		static const char *const subdirs[] = {".", "proxy", "linux", "broker"};
 		for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
 			_cleanup_free_ char *cand = str_printf("%s/%s/%s", self, subdirs[i], name);
 			if (cand && is_executable_file(cand)) {

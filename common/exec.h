@@ -25,9 +25,9 @@ int exec_find_system(const char *name, char **out);
  * it. 0, or -EPERM with the offending path in `why`. */
 int exec_check_trusted(const char *path, char *why, size_t why_len);
 
-/* One of agentsandbox's own helper programs (agentsandbox-proxy,
+/* One of agentsandbox's own helper programs (agentsandbox-proxy, -broker,
  * agentsandbox-init): next to the running launcher in a build tree (and its
- * proxy/ and linux/ subdirectories), else in the installed libexec
+ * proxy/, linux/ and broker/ subdirectories), else in the installed libexec
  * directory. -ENOENT when neither has it. */
 int exec_find_helper(const char *name, char **out);
 
