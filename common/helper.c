@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "helper.h"
 
+#include "exec.h"
 #include "util.h"
 
 #include <errno.h>
@@ -232,4 +233,26 @@ int helper_listen_unix(const char *dir, const char *name, int *out)
 		return -errno;
 	*out = TAKE_FD(fd);
 	return 0;
+}
+
+int helper_start_broker(struct helper *h, const char *mode, const char *upstream, const char *log,
+                        const char *const *extra, int listen_fd)
+{
+	_cleanup_free_ char *broker = NULL;
+	int r = exec_find_helper("agentsandbox-broker", &broker);
+	if (r < 0)
+		return r;
+	struct strv argv = {0};
+	const char *fixed[] = {broker, mode, "--upstream", upstream, "--log", log};
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(fixed); i++)
+		r = strv_push(&argv, fixed[i]);
+	for (size_t i = 0; r >= 0 && extra && extra[i]; i++)
+		r = strv_push(&argv, extra[i]);
+	if (r >= 0)
+		r = helper_start(h, (const char *const *)argv.v, NULL, &listen_fd, 1,
+		                 "--sync-fd=%d", STDERR_FILENO);
+	strv_clear(&argv);
+	if (r >= 0 && (r = helper_wait_ready(h, 5000)) < 0)
+		helper_stop(h, 1000);
+	return r;
 }

@@ -40,6 +40,11 @@ int helper_wait_ready(struct helper *h, int timeout_ms);
  * supervisor's loop did first (the pidfd keeps a reused pid safe). */
 void helper_stop(struct helper *h, int timeout_ms);
 
+/* agentsandbox-broker MODE --upstream UPSTREAM --log LOG [extra...], serving
+ * `listen_fd`, stderr to the launcher's; returns once it serves (up to 5 s). */
+int helper_start_broker(struct helper *h, const char *mode, const char *upstream, const char *log,
+                        const char *const *extra, int listen_fd);
+
 /* A listening unix stream socket at dir/name, mode 0600 (fd, close-on-exec;
  * -ENAMETOOLONG where the path does not fit a socket address and the
  * platform has no short way to name the directory). */

@@ -18,7 +18,6 @@
  * and --show-config (the filter cannot tell one socket path from another;
  * what a socket can reach inside is what the sandbox's view holds).
  */
-#include "exec.h"
 #include "helper.h"
 #include "rundir.h"
 #include "util.h"
@@ -185,35 +184,20 @@ static int bind_public_keys(const struct asb_host *host, struct asb_ctx *ctx, st
 
 static int start_broker(const struct asb_host *host, struct asb_ctx *ctx, struct ssh *s)
 {
-	_cleanup_free_ char *broker = NULL;
-	int r = exec_find_helper("agentsandbox-broker", &broker);
-	if (r < 0) {
-		host->log(ctx, ASB_LOG_ERROR, "agentsandbox-broker is not installed");
-		return r;
-	}
-	struct strv argv = {0};
-	r = strv_push(&argv, broker);
-	if (r >= 0)
-		r = strv_push(&argv, "ssh-agent");
-	if (r >= 0)
-		r = strv_push(&argv, "--upstream");
-	if (r >= 0)
-		r = strv_push(&argv, s->upstream);
-	if (r >= 0)
-		r = strv_push(&argv, "--log");
-	if (r >= 0)
-		r = strv_push(&argv, s->log_path);
+	struct strv extra = {0};
+	int r = 0;
 	for (size_t i = 0; r >= 0 && i < s->keys.n; i++)
-		if ((r = strv_push(&argv, "--key")) >= 0)
-			r = strv_push(&argv, s->keys.v[i]);
+		if ((r = strv_push(&extra, "--key")) >= 0)
+			r = strv_push(&extra, s->keys.v[i]);
 	if (r >= 0)
-		r = helper_start(&s->broker, (const char *const *)argv.v, NULL, &s->listen_fd, 1,
-		                 "--sync-fd=%d", STDERR_FILENO);
-	strv_clear(&argv);
-	if (r >= 0 && (r = helper_wait_ready(&s->broker, 5000)) < 0)
-		host->log(ctx, ASB_LOG_ERROR, "the ssh-agent broker did not start: %s",
-		          strerror(-r));
-	else if (r >= 0)
+		r = helper_start_broker(&s->broker, "ssh-agent", s->upstream, s->log_path,
+		                        (const char *const *)extra.v, s->listen_fd);
+	strv_clear(&extra);
+	if (r < 0)
+		host->log(ctx, ASB_LOG_ERROR, "the ssh-agent broker did not start: %s%s",
+		          strerror(-r),
+		          r == -ENOENT ? " (agentsandbox-broker is not installed)" : "");
+	else
 		host->log(ctx, ASB_LOG_INFO,
 		          "ssh-agent broker (pid %d) at " DEST_DIR "/" SOCK_NAME
 		          " -> %s: list and sign only, keys: %s",
