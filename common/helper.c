@@ -17,31 +17,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#ifdef __linux__
-#include <sys/prctl.h>
-#include <sys/syscall.h>
-#endif
-
 #define MAX_FDS 8
-
-static int pidfd_of(pid_t pid)
-{
-#if defined(__linux__) && defined(SYS_pidfd_open)
-	return (int)syscall(SYS_pidfd_open, pid, 0);
-#else
-	(void)pid;
-	return -1;
-#endif
-}
 
 /* Everything from `low` up: closed (the launcher's are close-on-exec
  * anyway; this holds even for one that is not). */
 static void close_from(int low)
 {
-#if defined(__linux__) && defined(SYS_close_range)
-	if (syscall(SYS_close_range, (unsigned)low, ~0u, 0) == 0)
-		return;
-#endif
 	long max = sysconf(_SC_OPEN_MAX);
 	if (max < 0 || max > 65536)
 		max = 65536;
@@ -55,9 +36,6 @@ _Noreturn static void child(pid_t parent, const char *const *argv, const char *c
 {
 	static const char *const empty[] = {NULL};
 	int high[MAX_FDS + 1];
-#ifdef __linux__
-	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-#endif
 	if (getppid() != parent)
 		_exit(127);
 	sigset_t none;
@@ -132,7 +110,6 @@ int helper_start(struct helper *h, const char *const *argv, const char *const *e
 		return r;
 	}
 	h->pid = pid;
-	h->handle = pidfd_of(pid);
 	h->sync = pipefd[0];
 	return 0;
 }
@@ -158,35 +135,16 @@ int helper_wait_ready(struct helper *h, int timeout_ms)
 	return n == 1 ? 0 : -ECHILD;
 }
 
-static void signal_it(struct helper *h, int sig)
+/* Ours, not reaped yet (0: its pid cannot have been reused), or gone:
+ * reaped now, or by the supervisor's loop before (-1). Nothing reaps while
+ * plugins run (the loop runs between the hooks). */
+static int still_ours(struct helper *h)
 {
-#if defined(__linux__) && defined(SYS_pidfd_send_signal)
-	if (h->handle >= 0) {
-		(void)syscall(SYS_pidfd_send_signal, h->handle, sig, NULL, 0);
-		return;
-	}
-#endif
-	(void)kill(h->pid, sig);
-}
-
-static bool ended(struct helper *h, int timeout_ms)
-{
-	if (h->handle >= 0) {
-		struct pollfd p = {.fd = h->handle, .events = POLLIN};
-		int r;
-		do
-			r = poll(&p, 1, timeout_ms);
-		while (r < 0 && errno == EINTR);
-		return r == 1;
-	}
-	for (int waited = 0; waited <= timeout_ms; waited += 10) {
-		pid_t w = waitpid(h->pid, NULL, WNOHANG);
-		if (w == h->pid || (w < 0 && errno == ECHILD))
-			return true;
-		struct timespec ts = {0, 10 * 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
-	return false;
+	pid_t w;
+	do
+		w = waitpid(h->pid, NULL, WNOHANG);
+	while (w < 0 && errno == EINTR);
+	return w == 0 ? 0 : -1;
 }
 
 void helper_stop(struct helper *h, int timeout_ms)
@@ -194,16 +152,20 @@ void helper_stop(struct helper *h, int timeout_ms)
 	if (h->sync >= 0)
 		close(h->sync);
 	h->sync = -1;
-	if (h->pid > 0) {
-		signal_it(h, SIGTERM);
-		if (!ended(h, timeout_ms)) {
-			signal_it(h, SIGKILL);
-			(void)ended(h, 1000);
+	if (h->pid > 0 && still_ours(h) == 0) {
+		(void)kill(h->pid, SIGTERM);
+		int waited = 0;
+		while (still_ours(h) == 0) {
+			if (waited >= timeout_ms) {
+				(void)kill(h->pid, SIGKILL);
+				(void)waitpid(h->pid, NULL, 0);
+				break;
+			}
+			struct timespec ts = {0, 10 * 1000 * 1000};
+			nanosleep(&ts, NULL);
+			waited += 10;
 		}
-		(void)waitpid(h->pid, NULL, WNOHANG);
 	}
-	if (h->handle >= 0)
-		close(h->handle);
 	*h = (struct helper)HELPER_INIT;
 }
 

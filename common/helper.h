@@ -4,10 +4,12 @@
  * program image (exec, never a fork of the launcher's memory), only the
  * named descriptors inherited (as 3, 4, ... in order), stdin from
  * /dev/null, stdout and stderr into `log_fd`, its own process group (^C at
- * the terminal is the agent's), and death with the launcher: PR_SET_PDEATHSIG
- * where the platform has it, and everywhere the sync pipe: the helper gets
- * its write end, writes one byte once it serves, and leaves when the read
- * end (the launcher's, close-on-exec) is gone. */
+ * the terminal is the agent's), and death with the launcher through the
+ * sync pipe: the helper gets its write end, writes one byte once it serves,
+ * and leaves when the read end (the launcher's, close-on-exec, closed by
+ * the kernel however the launcher ends) is gone: POLLERR on its end
+ * (agentsandbox-broker, xdg-dbus-proxy --fd). Portable: no pidfd, no
+ * PR_SET_PDEATHSIG (common/ is checked by tests/portable-core.sh). */
 #ifndef ASB_COMMON_HELPER_H
 #define ASB_COMMON_HELPER_H
 
@@ -15,14 +17,13 @@
 #include <sys/types.h>
 
 struct helper {
-	pid_t pid;  /* 0: none */
-	int handle; /* a pidfd where the platform has one, else -1 */
-	int sync;   /* the launcher's end of the sync pipe, or -1 */
+	pid_t pid; /* 0: none */
+	int sync;  /* the launcher's end of the sync pipe, or -1 */
 };
 
 #define HELPER_INIT                                                                                \
 	{                                                                                          \
-		.pid = 0, .handle = -1, .sync = -1                                                 \
+		.pid = 0, .sync = -1                                                               \
 	}
 
 /* Start argv[0] (absolute). With `sync_fd_arg` set ("--sync-fd=%d" or
@@ -36,8 +37,8 @@ int helper_start(struct helper *h, const char *const *argv, const char *const *e
  * -ECHILD when it ended first (its reason is in its log). */
 int helper_wait_ready(struct helper *h, int timeout_ms);
 
-/* SIGTERM, up to timeout_ms for it to end, then SIGKILL; reaped unless the
- * supervisor's loop did first (the pidfd keeps a reused pid safe). */
+/* SIGTERM, up to timeout_ms for it to end, then SIGKILL; reaped. One the
+ * supervisor's loop reaped already is left alone (never a reused pid). */
 void helper_stop(struct helper *h, int timeout_ms);
 
 /* agentsandbox-broker MODE --upstream UPSTREAM --log LOG [extra...], serving
