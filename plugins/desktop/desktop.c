@@ -569,7 +569,8 @@ static const struct asb_option desk_options[] = {
      .key = "display",
      .flag = "gui-display",
      .env = "GUI_DISPLAY",
-     .help = "auto (Wayland where there is one, else X11), wayland, x11 or both"},
+     .help = "auto (Wayland where there is one, else X11), wayland, x11 or both",
+     .values = "auto wayland x11 both"},
     {0},
 };
 
