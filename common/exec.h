@@ -31,4 +31,7 @@ int exec_check_trusted(const char *path, char *why, size_t why_len);
  * directory. -ENOENT when neither has it. */
 int exec_find_helper(const char *name, char **out);
 
+/* The directory of the running program (realpath on macOS). */
+int exec_self_dir(char *out, size_t len);
+
 #endif

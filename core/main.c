@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* agentsandbox: the command line. Everything else lives in the core library;
  * this file turns its results into messages and an exit status. */
+#include "agents.h"
 #include "cli.h"
+#include "complete.h"
 #include "config.h"
 #include "launch.h"
 #include "layout.h"
@@ -211,6 +213,18 @@ int main(int argc, char **argv)
 		cli_free(&c);
 		catalog_free(&plugins);
 		return 0;
+	}
+	if (c.mode == MODE_COMPLETION || c.mode == MODE_INIT) {
+		_cleanup_free_ char *written = NULL;
+		r = c.mode == MODE_COMPLETION
+		        ? complete_script(stdout, c.completion, &plugins)
+		        : agents_init(c.agent, c.force, expand_lookup_environ, NULL, &written);
+		if (r >= 0 && written)
+			printf("wrote %s\nrun it from a project directory: agentsandbox %s\n",
+			       written, c.agent);
+		cli_free(&c);
+		catalog_free(&plugins);
+		return r < 0 ? fail(r) : 0;
 	}
 	if (c.mode == MODE_VERSION) {
 		printf("agentsandbox %s (plugin ABI %u.%u)\n", ASB_VERSION, ASB_ABI_MAJOR,

@@ -1,0 +1,366 @@
+/* SPDX-License-Identifier: MIT */
+#include "complete.h"
+
+#include "agents.h"
+#include "log.h"
+#include "options.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+/* One flag of either table, as the generators see it. */
+struct flag {
+	const char *name;   /* "allow-ssh" */
+	char short_name;    /* 'c' or 0 */
+	const char *off;    /* a boolean's off flag, or NULL */
+	int arg;            /* OPT_ARG_* */
+	const char *values; /* OPT_ARG_WORDS */
+	const char *help;   /* first line counts */
+};
+
+typedef void (*flag_fn)(FILE *f, const struct flag *fl, void *ud);
+
+static char backends[512];
+
+static void each_flag(const struct catalog *plugins, flag_fn fn, FILE *f, void *ud)
+{
+	for (size_t i = 0; i < n_core_options; i++) {
+		const struct core_option *o = &core_options[i];
+		struct flag fl = {o->name, o->short_name, o->is_bool ? o->off : NULL,
+		                  o->arg,  o->values,     o->help};
+		if (o->arg == OPT_ARG_BACKEND) {
+			fl.arg = OPT_ARG_WORDS;
+			fl.values = backends;
+		}
+		fn(f, &fl, ud);
+	}
+	for (size_t i = 0; plugins && i < plugins->n; i++) {
+		const struct asb_plugin *d = plugins->v[i].desc;
+		for (size_t j = 0; d && loader_option_at(d, j); j++) {
+			const struct asb_option *o = loader_option_at(d, j);
+			if (!o->flag)
+				continue;
+			char off[128];
+			snprintf(off, sizeof(off), "%s", o->negative ? o->negative : "");
+			if (!o->negative)
+				snprintf(off, sizeof(off), "no-%s", o->flag);
+			const char *values =
+			    ASB_HAS(o, struct asb_option, values) ? o->values : NULL;
+			struct flag fl = {o->flag,
+			                  0,
+			                  o->type == ASB_OPT_BOOL ? off : NULL,
+			                  o->type == ASB_OPT_BOOL ? OPT_ARG_NONE
+			                  : values                ? OPT_ARG_WORDS
+			                                          : OPT_ARG_TEXT,
+			                  values,
+			                  o->help ? o->help : ""};
+			fn(f, &fl, ud);
+		}
+	}
+}
+
+static void find_backends(const struct catalog *plugins)
+{
+	size_t w = 0;
+	backends[0] = '\0';
+	for (size_t i = 0; plugins && i < plugins->n; i++) {
+		const struct asb_plugin *d = plugins->v[i].desc;
+		if (d && (d->kind & ASB_KIND_BACKEND) && w < sizeof(backends))
+			w += (size_t)snprintf(backends + w, sizeof(backends) - w, "%s%s",
+			                      w ? " " : "", plugins->v[i].name);
+	}
+}
+
+enum quote { Q_ZSH, Q_FISH };
+
+/* A help text on one line, for a single-quoted word of the shell (zsh:
+ * also _arguments' own [ ] : escaped). */
+static void put_help(FILE *f, const char *help, int q)
+{
+	for (const char *c = help; *c; c++) {
+		if (*c == '\n')
+			fputc(' ', f);
+		else if (*c == '\'' && q == Q_ZSH)
+			fputs("'\\''", f);
+		else if ((*c == '\'' || *c == '\\') && q == Q_FISH)
+			fputc('\\', f), fputc(*c, f);
+		else if (strchr("[]:\\", *c) && q == Q_ZSH)
+			fputc('\\', f), fputc(*c, f);
+		else
+			fputc(*c, f);
+	}
+}
+
+static void subcommand_words(FILE *f)
+{
+	for (const struct core_subcommand *s = core_subcommands; s->name; s++)
+		fprintf(f, "%s%s", s == core_subcommands ? "" : " ", s->name);
+}
+
+/* ------------------------------------------------------------------ bash */
+
+static void bash_word(FILE *f, const struct flag *fl, void *ud)
+{
+	(void)ud;
+	if (fl->short_name)
+		fprintf(f, " -%c", fl->short_name);
+	fprintf(f, " --%s", fl->name);
+	if (fl->off)
+		fprintf(f, " --%s", fl->off);
+}
+
+struct bash_case {
+	int kind;
+	FILE *out; /* the labels of one kind, "-c|--config|" */
+};
+
+static void bash_label(FILE *f, const struct flag *fl, void *ud)
+{
+	(void)f;
+	struct bash_case *c = ud;
+	if (fl->arg != c->kind)
+		return;
+	if (c->kind == OPT_ARG_WORDS) {
+		/* Each has its own words: a case of its own. */
+		if (fl->short_name)
+			fprintf(c->out, "-%c|", fl->short_name);
+		fprintf(c->out,
+		        "--%s) COMPREPLY=($(compgen -W \"%s\" -- \"$cur\")); return ;;\n        ",
+		        fl->name, fl->values ? fl->values : "");
+		return;
+	}
+	if (fl->short_name)
+		fprintf(c->out, "-%c|", fl->short_name);
+	fprintf(c->out, "--%s|", fl->name);
+}
+
+static void bash_cases(FILE *f, const struct catalog *plugins)
+{
+	static const int kinds[] = {OPT_ARG_CONFIG, OPT_ARG_DIR, OPT_ARG_PATH, OPT_ARG_TEXT,
+	                            OPT_ARG_WORDS};
+	static const char *const actions[] = {"COMPREPLY=($(compgen -f -X '!*.cfg' -- \"$cur\") "
+	                                      "$(compgen -d -- \"$cur\")); return ;;",
+	                                      "COMPREPLY=($(compgen -d -- \"$cur\")); return ;;",
+	                                      "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;",
+	                                      "return ;;", NULL};
+	for (size_t k = 0; k < ARRAY_SIZE(kinds); k++) {
+		char *buf = NULL;
+		size_t len = 0;
+		struct bash_case c = {kinds[k], open_memstream(&buf, &len)};
+		if (!c.out)
+			continue;
+		each_flag(plugins, bash_label, f, &c);
+		fclose(c.out);
+		if (len && actions[k])
+			fprintf(f, "%.*s) %s\n        ", (int)len - 1, buf, actions[k]);
+		else if (len)
+			fputs(buf, f);
+		free(buf);
+	}
+}
+
+static void bash(FILE *f, const struct catalog *plugins, const char *examples)
+{
+	fprintf(f,
+	        "# bash completion for agentsandbox (made by `agentsandbox --completion bash`)\n"
+	        "_agentsandbox_agents()\n"
+	        "{\n"
+	        "    local d f\n"
+	        "    for d in \"${XDG_CONFIG_HOME:-$HOME/.config}/agentsandbox\" '%s'; do\n"
+	        "        for f in \"$d\"/*.cfg; do\n"
+	        "            [ -e \"$f\" ] || continue\n"
+	        "            f=${f##*/}; f=${f%%.cfg}\n"
+	        "            [ \"$f\" = default ] || echo \"$f\"\n"
+	        "        done\n"
+	        "    done\n"
+	        "}\n"
+	        "_agentsandbox()\n"
+	        "{\n"
+	        "    local cur prev i\n"
+	        "    cur=${COMP_WORDS[COMP_CWORD]}\n"
+	        "    prev=${COMP_WORDS[COMP_CWORD-1]}\n"
+	        "    for ((i = 1; i < COMP_CWORD; i++)); do\n"
+	        "        # after --: the agent's arguments\n"
+	        "        [ \"${COMP_WORDS[i]}\" = -- ] && { COMPREPLY=($(compgen -f -- \"$cur\")); "
+	        "return; }\n"
+	        "    done\n"
+	        "    case $prev in\n        ",
+	        examples);
+	bash_cases(f, plugins);
+	fprintf(f, "init)\n"
+	           "            [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W "
+	           "\"$(_agentsandbox_agents)\" -- \"$cur\"))\n"
+	           "            return ;;\n"
+	           "    esac\n"
+	           "    if [ \"$COMP_CWORD\" -eq 1 ] && [[ $cur != -* ]]; then\n"
+	           "        COMPREPLY=($(compgen -W \"");
+	subcommand_words(f);
+	fprintf(f, " $(_agentsandbox_agents)\" -- \"$cur\"))\n"
+	           "        return\n"
+	           "    fi\n"
+	           "    COMPREPLY=($(compgen -W \"");
+	each_flag(plugins, bash_word, f, NULL);
+	fprintf(f, "\" -- \"$cur\"))\n"
+	           "}\n"
+	           "complete -F _agentsandbox agentsandbox\n");
+}
+
+/* ------------------------------------------------------------------- zsh */
+
+static void zsh_spec(FILE *f, const struct flag *fl, void *ud)
+{
+	(void)ud;
+	static const char *const action[] = {
+	    [OPT_ARG_NONE] = "",
+	    [OPT_ARG_CONFIG] = ":file:_files -g \"*.cfg\"",
+	    [OPT_ARG_DIR] = ":directory:_files -/",
+	    [OPT_ARG_PATH] = ":path:_files",
+	    [OPT_ARG_TEXT] = ":value: ",
+	};
+	const char *rep = fl->arg == OPT_ARG_PATH || fl->arg == OPT_ARG_TEXT ||
+	                          fl->arg == OPT_ARG_DIR || fl->arg == OPT_ARG_WORDS
+	                      ? "*"
+	                      : "";
+	fprintf(f, "    '%s--%s[", rep, fl->name);
+	put_help(f, fl->help, Q_ZSH);
+	fputc(']', f);
+	if (fl->arg == OPT_ARG_WORDS)
+		fprintf(f, ":value:(%s)", fl->values ? fl->values : "");
+	else if (fl->arg < (int)ARRAY_SIZE(action))
+		fputs(action[fl->arg], f);
+	fputs("'\n", f);
+	if (fl->short_name) {
+		fprintf(f, "    '-%c[", fl->short_name);
+		put_help(f, fl->help, Q_ZSH);
+		fprintf(f, "]%s'\n", fl->arg < (int)ARRAY_SIZE(action) ? action[fl->arg] : "");
+	}
+	if (fl->off) {
+		fprintf(f, "    '--%s[off: ", fl->off);
+		put_help(f, fl->help, Q_ZSH);
+		fputs("]'\n", f);
+	}
+}
+
+static void zsh(FILE *f, const struct catalog *plugins, const char *examples)
+{
+	fprintf(f,
+	        "#compdef agentsandbox\n"
+	        "# zsh completion for agentsandbox (made by `agentsandbox --completion zsh`)\n"
+	        "_agentsandbox_agents() {\n"
+	        "  local d f\n"
+	        "  for d in \"${XDG_CONFIG_HOME:-$HOME/.config}/agentsandbox\" '%s'; do\n"
+	        "    for f in \"$d\"/*.cfg(N); do\n"
+	        "      f=${f:t:r}\n"
+	        "      [[ $f == default ]] || print -r -- $f\n"
+	        "    done\n"
+	        "  done\n"
+	        "}\n"
+	        "_agentsandbox() {\n"
+	        "  local curcontext=\"$curcontext\" state line ret=1\n"
+	        "  typeset -A opt_args\n"
+	        "  local -a specs\n"
+	        "  specs=(\n",
+	        examples);
+	each_flag(plugins, zsh_spec, f, NULL);
+	fprintf(f, "    '1: :->first'\n"
+	           "    '*: :->rest'\n"
+	           "  )\n"
+	           "  _arguments -s -S : $specs && ret=0\n"
+	           "  case $state in\n"
+	           "    first)\n"
+	           "      local -a first\n"
+	           "      first=(");
+	subcommand_words(f);
+	fprintf(f, " ${(f)\"$(_agentsandbox_agents)\"})\n"
+	           "      compadd -a first && ret=0 ;;\n"
+	           "    rest)\n"
+	           "      if [[ $line[1] == init ]]; then\n"
+	           "        compadd -- ${(f)\"$(_agentsandbox_agents)\"} && ret=0\n"
+	           "      else\n"
+	           "        _files && ret=0\n"
+	           "      fi ;;\n"
+	           "  esac\n"
+	           "  return ret\n"
+	           "}\n"
+	           "compdef _agentsandbox agentsandbox\n");
+}
+
+/* ------------------------------------------------------------------ fish */
+
+static void fish_line(FILE *f, const struct flag *fl, void *ud)
+{
+	(void)ud;
+	fputs("complete -c agentsandbox", f);
+	if (fl->short_name)
+		fprintf(f, " -s %c", fl->short_name);
+	fprintf(f, " -l %s", fl->name);
+	switch (fl->arg) {
+	case OPT_ARG_CONFIG:
+	case OPT_ARG_PATH:
+		fputs(" -r -F", f);
+		break;
+	case OPT_ARG_DIR:
+		fputs(" -x -a '(__fish_complete_directories)'", f);
+		break;
+	case OPT_ARG_TEXT:
+		fputs(" -x", f);
+		break;
+	case OPT_ARG_WORDS:
+		fprintf(f, " -x -a '%s'", fl->values ? fl->values : "");
+		break;
+	}
+	fputs(" -d '", f);
+	put_help(f, fl->help, Q_FISH);
+	fputs("'\n", f);
+	if (fl->off) {
+		fprintf(f, "complete -c agentsandbox -l %s -d 'off: ", fl->off);
+		put_help(f, fl->help, Q_FISH);
+		fputs("'\n", f);
+	}
+}
+
+static void fish(FILE *f, const struct catalog *plugins, const char *examples)
+{
+	fprintf(f,
+	        "# fish completion for agentsandbox (made by `agentsandbox --completion fish`)\n"
+	        "function __agentsandbox_agents\n"
+	        "    set -l mine $HOME/.config/agentsandbox\n"
+	        "    set -q XDG_CONFIG_HOME; and set mine $XDG_CONFIG_HOME/agentsandbox\n"
+	        "    for f in $mine/*.cfg '%s'/*.cfg\n"
+	        "        set -l n (string replace -r '.*/(.*)\\.cfg$' '$1' -- $f)\n"
+	        "        test \"$n\" = default; or echo $n\n"
+	        "    end\n"
+	        "end\n"
+	        "complete -c agentsandbox -f\n"
+	        "complete -c agentsandbox -n __fish_use_subcommand -a '",
+	        examples);
+	subcommand_words(f);
+	fputs("'\n"
+	      "complete -c agentsandbox -n __fish_use_subcommand -a '(__agentsandbox_agents)' -d "
+	      "agent\n"
+	      "complete -c agentsandbox -n '__fish_seen_subcommand_from init' -a "
+	      "'(__agentsandbox_agents)' -d agent\n",
+	      f);
+	each_flag(plugins, fish_line, f, NULL);
+}
+
+int complete_script(void *file, const char *shell, const struct catalog *plugins)
+{
+	FILE *f = file;
+	_cleanup_free_ char *examples = agents_examples_dir();
+	if (!examples)
+		return -ENOMEM;
+	find_backends(plugins);
+	if (strcmp(shell, "bash") == 0)
+		bash(f, plugins, examples);
+	else if (strcmp(shell, "zsh") == 0)
+		zsh(f, plugins, examples);
+	else if (strcmp(shell, "fish") == 0)
+		fish(f, plugins, examples);
+	else {
+		err_set("--completion %s: bash, zsh or fish", shell);
+		return -EINVAL;
+	}
+	return fflush(f) == 0 ? 0 : -EIO;
+}

@@ -1,0 +1,111 @@
+/* SPDX-License-Identifier: MIT */
+#include "options.h"
+
+#include "policy.h"
+#include "util.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define BOOL(n, o, e, field, u, h)                                                                 \
+	{                                                                                          \
+		.name = (n), .is_bool = true, .off = (o), .env = (e),                              \
+		.offset = offsetof(struct policy, field), .usage = (u), .help = (h)                \
+	}
+
+const struct core_option core_options[] = {
+    {.name = "config",
+     .short_name = 'c',
+     .arg = OPT_ARG_CONFIG,
+     .metavar = "FILE",
+     .help = "the policy (default: $AGENTSANDBOX_CONFIG, then\n"
+             "${XDG_CONFIG_HOME:-~/.config}/agentsandbox/default.cfg)"},
+    {.name = "show-config",
+     .help = "print the resolved policy, where each value came from,\n"
+             "what the backend applies, and its exact command"},
+    {.name = "shell", .help = "open bash in the very same sandbox instead of the agent"},
+    {.name = "check", .help = "validate the config and this host, run nothing"},
+    {.name = "workspace",
+     .arg = OPT_ARG_DIR,
+     .metavar = "DIR",
+     .help = "the read-write project directory (default: $PWD)"},
+    {.name = "mount",
+     .arg = OPT_ARG_PATH,
+     .metavar = "[ro:]SRC[:DEST]",
+     .help = "bind a host path (read-write unless ro:)"},
+    {.name = "env", .arg = OPT_ARG_TEXT, .metavar = "KEY=VALUE", .help = "set a variable inside"},
+    {.name = "backend",
+     .arg = OPT_ARG_BACKEND,
+     .metavar = "NAME",
+     .help = "backend plugin (default: bwrap)"},
+    {.name = "plugin-dir",
+     .arg = OPT_ARG_DIR,
+     .metavar = "DIR",
+     .help = "search DIR for plugins first (repeatable)"},
+    {.name = "accept-weaker",
+     .arg = OPT_ARG_WORDS,
+     .metavar = "NAME",
+     .values = "filesystem pinned-paths remap ephemeral files masks processes network "
+               "unix-sockets seccomp landlock limits no-new-privs",
+     .help = "run although the backend cannot give protection NAME\n"
+             "(repeatable; recorded in launch.log; see --check)"},
+    BOOL("allow-home", "no-allow-home", "ALLOW_HOME", allow_home, "--allow-home",
+         "allow launching from $HOME or / (exposes all of it)"),
+    BOOL("common-tools", "no-common-tools", "COMMON_TOOLS", common_tools, "--[no-]common-tools",
+         "coreutils, grep, sed, ... on PATH (default: on)"),
+    BOOL("allow-unix-sockets", "no-allow-unix-sockets", "ALLOW_UNIX_SOCKETS", unix_sockets,
+         "--[no-]allow-unix-sockets", "AF_UNIX sockets inside"),
+    BOOL("network", "no-network", "NETWORK", network_enabled, "--no-network", "loopback only"),
+    BOOL("require-landlock", "no-require-landlock", "REQUIRE_LANDLOCK", require_landlock,
+         "--require-landlock", "refuse to start without Landlock"),
+    {.name = "completion",
+     .arg = OPT_ARG_WORDS,
+     .metavar = "SHELL",
+     .values = "bash zsh fish",
+     .help = "print the completion script for bash, zsh or fish"},
+    {.name = "help", .short_name = 'h', .help = "this text"},
+    {.name = "version", .short_name = 'V', .help = "the version"},
+};
+const size_t n_core_options = ARRAY_SIZE(core_options);
+_Static_assert(ARRAY_SIZE(core_options) <= 32, "grow CLI_MAX_BOOLS (core/cli.h)");
+
+const struct core_subcommand core_subcommands[] = {
+    {"sessions", "", "list recent session directories"},
+    {"plugins", "", "list plugins found, their ABI and whether they load"},
+    {"allowlist", "[SESSION]",
+     "an allowed_domains block from a session's proxy.log\n"
+     "(default: the newest session that has one)"},
+    {"init", "AGENT", "write a starter AGENT.cfg into ${XDG_CONFIG_HOME:-~/.config}/agentsandbox"},
+    {NULL, NULL, NULL},
+};
+
+static void help_lines(FILE *f, const char *left, const char *help)
+{
+	size_t n = strlen(left);
+	fprintf(f, "  %s%*s", left, n < 25 ? (int)(25 - n) : 2, "");
+	for (const char *h = help; *h;) {
+		size_t len = strcspn(h, "\n");
+		fprintf(f, "%.*s\n", (int)len, h);
+		h += len;
+		if (*h == '\n' && *++h)
+			fprintf(f, "%27s", "");
+	}
+}
+
+void options_usage(void *file)
+{
+	FILE *f = file;
+	for (size_t i = 0; i < n_core_options; i++) {
+		const struct core_option *o = &core_options[i];
+		char left[96];
+		if (o->usage)
+			snprintf(left, sizeof(left), "    %s", o->usage);
+		else if (o->short_name)
+			snprintf(left, sizeof(left), "-%c, --%s%s%s", o->short_name, o->name,
+			         o->metavar ? " " : "", o->metavar ? o->metavar : "");
+		else
+			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->metavar ? " " : "",
+			         o->metavar ? o->metavar : "");
+		help_lines(f, left, o->help);
+	}
+}
