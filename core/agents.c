@@ -61,29 +61,48 @@ char *agents_examples_dir(void)
 	return strdup(ASB_EXAMPLESDIR);
 }
 
+/* DIR/NAME.cfg (DIR/NAME when it ends in .cfg already) when it is a file. */
 static char *cfg_in(const char *dir, const char *name)
 {
 	struct stat st;
-	char *path = dir ? str_printf("%s/%s.cfg", dir, name) : NULL;
+	size_t n = strlen(name);
+	bool has_ext = n > 4 && strcmp(name + n - 4, ".cfg") == 0;
+	char *path = dir ? str_printf("%s/%s%s", dir, name, has_ext ? "" : ".cfg") : NULL;
 	if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode))
 		return path;
 	free(path);
 	return NULL;
 }
 
+/* The user's, then the examples'. */
+static char *cfg_find(const char *name, expand_lookup_fn lookup, void *ud)
+{
+	_cleanup_free_ char *mine = agents_config_dir(lookup, ud);
+	_cleanup_free_ char *examples = agents_examples_dir();
+	char *p = cfg_in(mine, name);
+	return p ? p : cfg_in(examples, name);
+}
+
 int agents_find(const char *name, expand_lookup_fn lookup, void *ud, char **path)
 {
 	if (!agents_valid_name(name))
 		return -EINVAL;
-	_cleanup_free_ char *mine = agents_config_dir(lookup, ud);
-	_cleanup_free_ char *examples = agents_examples_dir();
-	char *p = cfg_in(mine, name);
-	if (!p)
-		p = cfg_in(examples, name);
+	char *p = cfg_find(name, lookup, ud);
 	if (!p)
 		return -ENOENT;
 	*path = p;
 	return 0;
+}
+
+char *agents_config_by_name(const char *name, expand_lookup_fn lookup, void *ud)
+{
+	struct stat st;
+	/* A file of that name here wins (a directory "claude" in a project
+	 * does not). */
+	if (strchr(name, '/') || (stat(name, &st) == 0 && !S_ISDIR(st.st_mode)))
+		return strdup(name);
+	char *p = name[0] ? cfg_find(name, lookup, ud) : NULL;
+	return p ? p : strdup(name); /* not found: the error names what was given */
 }
 
 static int list_dir(const char *dir, struct strv *out)

@@ -29,6 +29,12 @@ char *agents_examples_dir(void);
  * tree, else installed). *path is a new string; -ENOENT when neither. */
 int agents_find(const char *name, expand_lookup_fn lookup, void *ud, char **path);
 
+/* -c NAME and $AGENTSANDBOX_CONFIG: NAME itself when it has a '/' or a
+ * file (not a directory) of that name is here; else NAME.cfg (NAME when it
+ * ends in .cfg) the user's, else the examples'; else NAME as given, so the
+ * error names it. A new string, NULL without memory. */
+char *agents_config_by_name(const char *name, expand_lookup_fn lookup, void *ud);
+
 /* Every agent with a config in either place (sorted, unique), for
  * completions. */
 int agents_list(expand_lookup_fn lookup, void *ud, struct strv *out);

@@ -67,9 +67,11 @@ static void usage_plugin_options(FILE *f, const struct catalog *plugins)
 void cli_usage(void *file, const struct catalog *plugins)
 {
 	FILE *f = file;
-	fputs("Usage: agentsandbox [-c FILE] [options] [--] [agent args...]\n"
+	fputs("Usage: agentsandbox [-c FILE|NAME] [options] [--] [agent args...]\n"
 	      "       agentsandbox AGENT [options] [--] [agent args...]\n"
-	      "       agentsandbox sessions | plugins | allowlist [SESSION] | init AGENT\n"
+	      "       agentsandbox sessions [--json | --paths | --last]\n"
+	      "       agentsandbox allowlist [--session SESSION | SESSION]\n"
+	      "       agentsandbox plugins | proxy [proxy options] | init AGENT [--force]\n"
 	      "\n"
 	      "Run an AI coding agent (or any command) in a declarative sandbox.\n"
 	      "AGENT (or a link to agentsandbox named AGENT) uses AGENT.cfg from\n"
@@ -84,18 +86,7 @@ void cli_usage(void *file, const struct catalog *plugins)
 	      "\n"
 	      "Subcommands:\n",
 	      f);
-	for (const struct core_subcommand *sc = core_subcommands; sc->name; sc++) {
-		char left[64];
-		snprintf(left, sizeof(left), "%s%s%s", sc->name, sc->args[0] ? " " : "", sc->args);
-		fprintf(f, "  %-25s", left);
-		for (const char *h = sc->help; *h;) {
-			size_t len = strcspn(h, "\n");
-			fprintf(f, "%.*s\n", (int)len, h);
-			h += len;
-			if (*h == '\n' && *++h)
-				fprintf(f, "%27s", "");
-		}
-	}
+	options_usage_subcommands(f);
 	usage_plugin_options(f, plugins);
 }
 
@@ -272,6 +263,18 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 			c->mode = MODE_VERSION;
 			continue;
 		}
+		if (c->mode == MODE_SESSIONS &&
+		    (strcmp(arg, "--json") == 0 || strcmp(arg, "--paths") == 0 ||
+		     strcmp(arg, "--last") == 0)) {
+			c->list_format = arg[2] == 'j' ? 1 : arg[2] == 'p' ? 2 : 3;
+			continue;
+		}
+		if (c->mode == MODE_ALLOWLIST &&
+		    (r = want_value(argc, argv, &i, "--session", &v)) != 0) {
+			if (r < 0 || (r = set_str(&c->session, v)) < 0)
+				return r;
+			continue;
+		}
 		if (strcmp(arg, "--show-config") == 0) {
 			c->mode = MODE_SHOW_CONFIG;
 			continue;
@@ -326,6 +329,11 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 		}
 		if ((r = want_value(argc, argv, &i, "--mount", &v)) != 0) {
 			if (r < 0 || (r = strv_push(&c->mounts, v)) < 0)
+				return r;
+			continue;
+		}
+		if ((r = want_value(argc, argv, &i, "--reveal", &v)) != 0) {
+			if (r < 0 || (r = strv_push(&c->reveal, v)) < 0)
 				return r;
 			continue;
 		}
@@ -414,6 +422,8 @@ void cli_free(struct cli *c)
 	strv_clear(&c->plugin_dirs);
 	strv_clear(&c->agent_args);
 	strv_clear(&c->accept_weaker);
+	strv_clear(&c->reveal);
+	free(c->session);
 	strv_clear(&c->plugin_opts);
 	free(c->agent);
 	free(c->completion);
@@ -424,7 +434,7 @@ int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char
 {
 	if (c->config_path) {
 		*source = SRC_FLAG;
-		return (*path = strdup(c->config_path)) ? 0 : -ENOMEM;
+		return (*path = agents_config_by_name(c->config_path, lookup, ud)) ? 0 : -ENOMEM;
 	}
 	if (c->agent) {
 		int r = agents_find(c->agent, lookup, ud, path);
@@ -442,7 +452,7 @@ int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char
 	const char *env = lookup("AGENTSANDBOX_CONFIG", ud);
 	if (env && *env) {
 		*source = SRC_ENV;
-		return (*path = strdup(env)) ? 0 : -ENOMEM;
+		return (*path = agents_config_by_name(env, lookup, ud)) ? 0 : -ENOMEM;
 	}
 	const char *xdg = lookup("XDG_CONFIG_HOME", ud);
 	const char *home = lookup("HOME", ud);
@@ -703,6 +713,11 @@ int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy 
 	for (size_t i = 0; i < c->env_kv.n; i++)
 		if ((r = set_env_entry(p, c->env_kv.v[i])) < 0)
 			return r;
+	for (size_t i = 0; i < c->reveal.n; i++) {
+		if ((r = strv_push(&p->public_env.items, c->reveal.v[i])) < 0)
+			return r;
+		p->public_env.source = SRC_FLAG;
+	}
 	for (size_t i = 0; i < c->mounts.n; i++)
 		if ((r = add_mount(p, c->mounts.v[i])) < 0)
 			return r;

@@ -34,8 +34,13 @@ struct cli {
 	struct strv plugin_dirs;
 	int bools[CLI_MAX_BOOLS]; /* -1 = not given */
 	struct strv accept_weaker;
+	struct strv reveal; /* --reveal KEY: --show-config prints its value */
 	/* Plugin options, in the order given: "plugin\tkey\tvalue\tflag". */
 	struct strv plugin_opts;
+	/* Subcommands: sessions [--json | --paths | --last], allowlist
+	 * [--session NAME]. */
+	int list_format; /* SESSIONS_* (subcommands.h) */
+	char *session;
 	bool have_agent_args;
 	struct strv agent_args;
 	/* `agentsandbox AGENT`, a link named AGENT, `init AGENT` (core/agents.c) */

@@ -98,6 +98,13 @@ static void subcommand_words(FILE *f)
 		fprintf(f, "%s%s", s == core_subcommands ? "" : " ", s->name);
 }
 
+/* The shell function that lists the names of a kind of word: agents (the
+ * configs by name) or sessions; NULL for none. */
+static const char *words_fn(int arg)
+{
+	return arg == OPT_ARG_AGENT ? "agents" : arg == OPT_ARG_SESSION ? "sessions" : NULL;
+}
+
 /* ------------------------------------------------------------------ bash */
 
 static void bash_word(FILE *f, const struct flag *fl, void *ud)
@@ -140,7 +147,9 @@ static void bash_cases(FILE *f, const struct catalog *plugins)
 	static const int kinds[] = {OPT_ARG_CONFIG, OPT_ARG_DIR, OPT_ARG_PATH, OPT_ARG_TEXT,
 	                            OPT_ARG_WORDS};
 	static const char *const actions[] = {"COMPREPLY=($(compgen -f -X '!*.cfg' -- \"$cur\") "
-	                                      "$(compgen -d -- \"$cur\")); return ;;",
+	                                      "$(compgen -d -- \"$cur\") $(compgen -W "
+	                                      "\"$(_agentsandbox_agents)\" -- \"$cur\")); "
+	                                      "return ;;",
 	                                      "COMPREPLY=($(compgen -d -- \"$cur\")); return ;;",
 	                                      "COMPREPLY=($(compgen -f -- \"$cur\")); return ;;",
 	                                      "return ;;", NULL};
@@ -160,6 +169,39 @@ static void bash_cases(FILE *f, const struct catalog *plugins)
 	}
 }
 
+/* After a subcommand: its own options and words, nothing else. */
+static void bash_subcommands(FILE *f)
+{
+	fputs("    if [ \"$COMP_CWORD\" -gt 1 ]; then\n"
+	      "        case ${COMP_WORDS[1]} in\n",
+	      f);
+	for (const struct core_subcommand *s = core_subcommands; s->name; s++) {
+		fprintf(f, "        %s)\n", s->name);
+		if (!s->options && !words_fn(s->words)) {
+			fputs("            return ;;\n", f);
+			continue;
+		}
+		for (const struct core_subopt *o = s->options; o && o->name; o++)
+			if (words_fn(o->arg))
+				fprintf(
+				    f,
+				    "            [ \"$prev\" = --%s ] && { COMPREPLY=($(compgen "
+				    "-W \"$(_agentsandbox_%s)\" -- \"$cur\")); return; }\n",
+				    o->name, words_fn(o->arg));
+		fputs("            COMPREPLY=($(compgen -W \"", f);
+		for (const struct core_subopt *o = s->options; o && o->name; o++)
+			fprintf(f, "%s--%s", o == s->options ? "" : " ", o->name);
+		if (words_fn(s->words))
+			fprintf(f, " $(_agentsandbox_%s)", words_fn(s->words));
+		fputs("\" -- \"$cur\"))\n"
+		      "            return ;;\n",
+		      f);
+	}
+	fputs("        esac\n"
+	      "    fi\n",
+	      f);
+}
+
 static void bash(FILE *f, const struct catalog *plugins, const char *examples)
 {
 	fprintf(f,
@@ -175,6 +217,12 @@ static void bash(FILE *f, const struct catalog *plugins, const char *examples)
 	        "        done\n"
 	        "    done\n"
 	        "}\n"
+	        "_agentsandbox_sessions()\n"
+	        "{\n"
+	        "    local p\n"
+	        "    while read -r p; do printf '%%s\\n' \"${p##*/}\"; done < <(agentsandbox "
+	        "sessions --paths 2>/dev/null)\n"
+	        "}\n"
 	        "_agentsandbox()\n"
 	        "{\n"
 	        "    local cur prev i\n"
@@ -184,14 +232,12 @@ static void bash(FILE *f, const struct catalog *plugins, const char *examples)
 	        "        # after --: the agent's arguments\n"
 	        "        [ \"${COMP_WORDS[i]}\" = -- ] && { COMPREPLY=($(compgen -f -- \"$cur\")); "
 	        "return; }\n"
-	        "    done\n"
-	        "    case $prev in\n        ",
+	        "    done\n",
 	        examples);
+	bash_subcommands(f);
+	fputs("    case $prev in\n        ", f);
 	bash_cases(f, plugins);
-	fprintf(f, "init)\n"
-	           "            [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W "
-	           "\"$(_agentsandbox_agents)\" -- \"$cur\"))\n"
-	           "            return ;;\n"
+	fprintf(f, "*) ;;\n"
 	           "    esac\n"
 	           "    if [ \"$COMP_CWORD\" -eq 1 ] && [[ $cur != -* ]]; then\n"
 	           "        COMPREPLY=($(compgen -W \"");
@@ -213,7 +259,7 @@ static void zsh_spec(FILE *f, const struct flag *fl, void *ud)
 	(void)ud;
 	static const char *const action[] = {
 	    [OPT_ARG_NONE] = "",
-	    [OPT_ARG_CONFIG] = ":file:_files -g \"*.cfg\"",
+	    [OPT_ARG_CONFIG] = ":config:{_files -g \"*.cfg\"; _agentsandbox_add_agents}",
 	    [OPT_ARG_DIR] = ":directory:_files -/",
 	    [OPT_ARG_PATH] = ":path:_files",
 	    [OPT_ARG_TEXT] = ":value: ",
@@ -242,6 +288,41 @@ static void zsh_spec(FILE *f, const struct flag *fl, void *ud)
 	}
 }
 
+/* After a subcommand: its own options and words, as a command of its
+ * own. */
+static void zsh_subcommands(FILE *f)
+{
+	fputs("  if (( CURRENT > 2 )); then\n"
+	      "    case $words[2] in\n",
+	      f);
+	for (const struct core_subcommand *s = core_subcommands; s->name; s++) {
+		fprintf(f, "      %s)\n", s->name);
+		if (!s->options && !words_fn(s->words)) {
+			fputs("        return 1 ;;\n", f);
+			continue;
+		}
+		fputs("        shift words; (( CURRENT-- ))\n"
+		      "        _arguments -s -S :",
+		      f);
+		for (const struct core_subopt *o = s->options; o && o->name; o++) {
+			fprintf(f, " '--%s[", o->name);
+			put_help(f, o->help, Q_ZSH);
+			fputc(']', f);
+			if (words_fn(o->arg))
+				fprintf(f, ":%s:_agentsandbox_add_%s", o->name, words_fn(o->arg));
+			fputc('\'', f);
+		}
+		if (words_fn(s->words))
+			fprintf(f, " '*: :_agentsandbox_add_%s'", words_fn(s->words));
+		fputs(" && return 0\n"
+		      "        return 1 ;;\n",
+		      f);
+	}
+	fputs("    esac\n"
+	      "  fi\n",
+	      f);
+}
+
 static void zsh(FILE *f, const struct catalog *plugins, const char *examples)
 {
 	fprintf(f,
@@ -256,12 +337,22 @@ static void zsh(FILE *f, const struct catalog *plugins, const char *examples)
 	        "    done\n"
 	        "  done\n"
 	        "}\n"
+	        "_agentsandbox_sessions() {\n"
+	        "  local p\n"
+	        "  for p in ${(f)\"$(agentsandbox sessions --paths 2>/dev/null)\"}; do\n"
+	        "    print -r -- ${p:t}\n"
+	        "  done\n"
+	        "}\n"
+	        "_agentsandbox_add_agents() { compadd -- ${(f)\"$(_agentsandbox_agents)\"} }\n"
+	        "_agentsandbox_add_sessions() { compadd -- ${(f)\"$(_agentsandbox_sessions)\"} }\n"
 	        "_agentsandbox() {\n"
 	        "  local curcontext=\"$curcontext\" state line ret=1\n"
-	        "  typeset -A opt_args\n"
-	        "  local -a specs\n"
-	        "  specs=(\n",
+	        "  typeset -A opt_args\n",
 	        examples);
+	zsh_subcommands(f);
+	fputs("  local -a specs\n"
+	      "  specs=(\n",
+	      f);
 	each_flag(plugins, zsh_spec, f, NULL);
 	fprintf(f, "    '1: :->first'\n"
 	           "    '*: :->rest'\n"
@@ -275,11 +366,7 @@ static void zsh(FILE *f, const struct catalog *plugins, const char *examples)
 	fprintf(f, " ${(f)\"$(_agentsandbox_agents)\"})\n"
 	           "      compadd -a first && ret=0 ;;\n"
 	           "    rest)\n"
-	           "      if [[ $line[1] == init ]]; then\n"
-	           "        compadd -- ${(f)\"$(_agentsandbox_agents)\"} && ret=0\n"
-	           "      else\n"
-	           "        _files && ret=0\n"
-	           "      fi ;;\n"
+	           "      _files && ret=0 ;;\n"
 	           "  esac\n"
 	           "  return ret\n"
 	           "}\n"
@@ -291,12 +378,14 @@ static void zsh(FILE *f, const struct catalog *plugins, const char *examples)
 static void fish_line(FILE *f, const struct flag *fl, void *ud)
 {
 	(void)ud;
-	fputs("complete -c agentsandbox", f);
+	fputs("complete -c agentsandbox -n __agentsandbox_no_sub", f);
 	if (fl->short_name)
 		fprintf(f, " -s %c", fl->short_name);
 	fprintf(f, " -l %s", fl->name);
 	switch (fl->arg) {
 	case OPT_ARG_CONFIG:
+		fputs(" -r -F -a '(__agentsandbox_agents)'", f);
+		break;
 	case OPT_ARG_PATH:
 		fputs(" -r -F", f);
 		break;
@@ -314,7 +403,8 @@ static void fish_line(FILE *f, const struct flag *fl, void *ud)
 	put_help(f, fl->help, Q_FISH);
 	fputs("'\n", f);
 	if (fl->off) {
-		fprintf(f, "complete -c agentsandbox -l %s -d 'off: ", fl->off);
+		fprintf(f, "complete -c agentsandbox -n __agentsandbox_no_sub -l %s -d 'off: ",
+		        fl->off);
 		put_help(f, fl->help, Q_FISH);
 		fputs("'\n", f);
 	}
@@ -322,6 +412,10 @@ static void fish_line(FILE *f, const struct flag *fl, void *ud)
 
 static void fish(FILE *f, const struct catalog *plugins, const char *examples)
 {
+	char subs[256] = "";
+	size_t n = 0;
+	for (const struct core_subcommand *s = core_subcommands; s->name && n < sizeof(subs); s++)
+		n += (size_t)snprintf(subs + n, sizeof(subs) - n, "%s%s", n ? " " : "", s->name);
 	fprintf(f,
 	        "# fish completion for agentsandbox (made by `agentsandbox --completion fish`)\n"
 	        "function __agentsandbox_agents\n"
@@ -332,16 +426,46 @@ static void fish(FILE *f, const struct catalog *plugins, const char *examples)
 	        "        test \"$n\" = default; or echo $n\n"
 	        "    end\n"
 	        "end\n"
+	        "function __agentsandbox_sessions\n"
+	        "    for p in (agentsandbox sessions --paths 2>/dev/null)\n"
+	        "        string replace -r '.*/' '' -- $p\n"
+	        "    end\n"
+	        "end\n"
+	        "# the subcommand NAME is the first word\n"
+	        "function __agentsandbox_sub\n"
+	        "    set -l w (commandline -opc)\n"
+	        "    test (count $w) -ge 2; and test \"$w[2]\" = $argv[1]\n"
+	        "end\n"
+	        "# the launcher's options: not after a subcommand\n"
+	        "function __agentsandbox_no_sub\n"
+	        "    set -l w (commandline -opc)\n"
+	        "    test (count $w) -lt 2; or not contains -- $w[2] %s\n"
+	        "end\n"
 	        "complete -c agentsandbox -f\n"
 	        "complete -c agentsandbox -n __fish_use_subcommand -a '",
-	        examples);
+	        examples, subs);
 	subcommand_words(f);
 	fputs("'\n"
 	      "complete -c agentsandbox -n __fish_use_subcommand -a '(__agentsandbox_agents)' -d "
-	      "agent\n"
-	      "complete -c agentsandbox -n '__fish_seen_subcommand_from init' -a "
-	      "'(__agentsandbox_agents)' -d agent\n",
+	      "agent\n",
 	      f);
+	for (const struct core_subcommand *s = core_subcommands; s->name; s++) {
+		const char *w = words_fn(s->words);
+		if (w)
+			fprintf(f,
+			        "complete -c agentsandbox -n '__agentsandbox_sub %s' -a "
+			        "'(__agentsandbox_%s)' -d %.*s\n",
+			        s->name, w, (int)strlen(w) - 1, w);
+		for (const struct core_subopt *o = s->options; o && o->name; o++) {
+			fprintf(f, "complete -c agentsandbox -n '__agentsandbox_sub %s' -l %s",
+			        s->name, o->name);
+			if (words_fn(o->arg))
+				fprintf(f, " -x -a '(__agentsandbox_%s)'", words_fn(o->arg));
+			fputs(" -d '", f);
+			put_help(f, o->help, Q_FISH);
+			fputs("'\n", f);
+		}
+	}
 	each_flag(plugins, fish_line, f, NULL);
 }
 

@@ -21,6 +21,25 @@ const char *config_where(const config_setting_t *s)
 	return where;
 }
 
+/* Every error of a file at once, each with its file:line: a check that
+ * fails is noted and the next key is checked; config_load reports them
+ * together (one a line). Only running out of memory stops at once. */
+static struct strv noted;
+static int first_noted;
+
+static int note(int r)
+{
+	if (r >= 0 || r == -ENOMEM)
+		return r;
+	const char *m = err_get();
+	if (strv_push(&noted, m ? m : strerror(-r)) < 0)
+		return -ENOMEM;
+	err_clear();
+	if (!first_noted)
+		first_noted = r;
+	return 0;
+}
+
 static int type_error(const config_setting_t *s, const char *path, const char *want)
 {
 	err_set("%s: %s must be %s, not %s", config_where(s), path, want,
@@ -52,7 +71,8 @@ static int check_keys(const config_setting_t *group, const char *path, const cha
 			}
 			err_set("%s: unknown key '%s%s%s' (known: %s)", config_where(c),
 			        path ? path : "", path ? "." : "", name, list ? list : "");
-			return -EINVAL;
+			if (note(-EINVAL) < 0)
+				return -ENOMEM;
 		}
 	}
 	return 0;
@@ -120,6 +140,9 @@ static int get_list(const config_setting_t *s, const char *path, struct plist *d
 		return type_error(s, path, "a list of strings [ \"...\" ]");
 	strv_clear(&dst->items);
 	int n = config_setting_length(s);
+	free(dst->item_lines);
+	if (!(dst->item_lines = calloc((size_t)n + 1, sizeof(int))))
+		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		const config_setting_t *e = config_setting_get_elem(s, (unsigned)i);
 		if (config_setting_type(e) != CONFIG_TYPE_STRING) {
@@ -128,6 +151,7 @@ static int get_list(const config_setting_t *s, const char *path, struct plist *d
 			return -EINVAL;
 		}
 		const char *str = config_setting_get_string(e);
+		dst->item_lines[i] = config_setting_source_line(e);
 		int r;
 		if (paths) {
 			char *expanded = NULL;
@@ -247,12 +271,11 @@ static int check_exists(const config_setting_t *list, const char *path, const st
 static int load_sandbox(struct policy *p, const config_setting_t *g, expand_lookup_fn lookup,
                         void *userdata)
 {
-	static const char *const keys[] = {"name",          "command",   "args",
-	                                   "backend",       "workspace", "packages",
-	                                   "rw_dirs",       "rw_files",  "ro_dirs",
-	                                   "ro_files",      "env",       "common_tools",
-	                                   "allow_home",    "limits",    "require_landlock",
-	                                   "accept_weaker", NULL};
+	static const char *const keys[] = {
+	    "name",          "command",      "args",       "backend", "workspace",
+	    "packages",      "rw_dirs",      "rw_files",   "ro_dirs", "ro_files",
+	    "env",           "common_tools", "allow_home", "limits",  "require_landlock",
+	    "accept_weaker", "public_env",   NULL};
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return type_error(g, "sandbox", "a group { }");
 	int r = check_keys(g, "sandbox", keys);
@@ -261,33 +284,54 @@ static int load_sandbox(struct policy *p, const config_setting_t *g, expand_look
 
 	const config_setting_t *s;
 	if ((s = config_setting_get_member(g, "name")) &&
-	    (r = get_string(s, "sandbox.name", &p->name)) < 0)
+	    (r = note(get_string(s, "sandbox.name", &p->name))) < 0)
 		return r;
 	if ((s = config_setting_get_member(g, "command")) &&
-	    (r = get_string(s, "sandbox.command", &p->command)) < 0)
+	    (r = note(get_string(s, "sandbox.command", &p->command))) < 0)
 		return r;
+	/* "~/.local/bin/claude", "$HOME/bin/x": a path, expanded like the others
+	 * (a plain name is looked up on PATH). */
+	if (s && p->command.value &&
+	    (p->command.value[0] == '~' || strchr(p->command.value, '$'))) {
+		char *cmd = NULL;
+		r = config_expand_path(s, "sandbox.command", p->command.value, lookup, userdata,
+		                       &cmd);
+		if (r >= 0) {
+			free(p->command.value);
+			p->command.value = cmd;
+		} else if ((r = note(r)) < 0) {
+			return r;
+		}
+	}
 	if ((s = config_setting_get_member(g, "backend")) &&
-	    (r = get_string(s, "sandbox.backend", &p->backend)) < 0)
+	    (r = note(get_string(s, "sandbox.backend", &p->backend))) < 0)
 		return r;
 	if ((s = config_setting_get_member(g, "workspace"))) {
-		if (config_setting_type(s) != CONFIG_TYPE_STRING)
-			return type_error(s, "sandbox.workspace", "a string");
 		char *ws = NULL;
-		r = config_expand_path(s, "sandbox.workspace", config_setting_get_string(s), lookup,
-		                       userdata, &ws);
-		if (r < 0)
+		if (config_setting_type(s) != CONFIG_TYPE_STRING)
+			r = type_error(s, "sandbox.workspace", "a string");
+		else
+			r = config_expand_path(s, "sandbox.workspace", config_setting_get_string(s),
+			                       lookup, userdata, &ws);
+		if (r >= 0) {
+			free(p->workspace.value);
+			p->workspace = (struct pstr){ws, SRC_FILE, config_setting_source_line(s)};
+		} else if ((r = note(r)) < 0) {
 			return r;
-		free(p->workspace.value);
-		p->workspace = (struct pstr){ws, SRC_FILE, config_setting_source_line(s)};
+		}
 	}
 	if ((s = config_setting_get_member(g, "args")) &&
-	    (r = get_list(s, "sandbox.args", &p->args, false, lookup, userdata)) < 0)
+	    (r = note(get_list(s, "sandbox.args", &p->args, false, lookup, userdata))) < 0)
 		return r;
 	if ((s = config_setting_get_member(g, "packages")) &&
-	    (r = get_list(s, "sandbox.packages", &p->packages, false, lookup, userdata)) < 0)
+	    (r = note(get_list(s, "sandbox.packages", &p->packages, false, lookup, userdata))) < 0)
 		return r;
 	if ((s = config_setting_get_member(g, "accept_weaker")) &&
-	    (r = get_list(s, "sandbox.accept_weaker", &p->accept_weaker, false, lookup, userdata)) <
+	    (r = note(get_list(s, "sandbox.accept_weaker", &p->accept_weaker, false, lookup,
+	                       userdata))) < 0)
+		return r;
+	if ((s = config_setting_get_member(g, "public_env")) &&
+	    (r = note(get_list(s, "sandbox.public_env", &p->public_env, false, lookup, userdata))) <
 	        0)
 		return r;
 
@@ -308,24 +352,28 @@ static int load_sandbox(struct policy *p, const config_setting_t *g, expand_look
 		_cleanup_free_ char *path = str_printf("sandbox.%s", lists[i].key);
 		if (!path)
 			return -ENOMEM;
-		if ((r = get_list(s, path, lists[i].list, true, lookup, userdata)) < 0)
-			return r;
-		if ((r = check_exists(s, path, lists[i].list, lists[i].dir,
-		                      lists[i].may_be_missing)) < 0)
+		if ((r = get_list(s, path, lists[i].list, true, lookup, userdata)) < 0) {
+			if ((r = note(r)) < 0)
+				return r;
+			continue;
+		}
+		if ((r = note(check_exists(s, path, lists[i].list, lists[i].dir,
+		                           lists[i].may_be_missing))) < 0)
 			return r;
 	}
-	if ((s = config_setting_get_member(g, "env")) && (r = get_env(p, s, lookup, userdata)) < 0)
+	if ((s = config_setting_get_member(g, "env")) &&
+	    (r = note(get_env(p, s, lookup, userdata))) < 0)
 		return r;
 	if ((s = config_setting_get_member(g, "common_tools")) &&
-	    (r = get_bool(s, "sandbox.common_tools", &p->common_tools)) < 0)
+	    (r = note(get_bool(s, "sandbox.common_tools", &p->common_tools))) < 0)
 		return r;
 	if ((s = config_setting_get_member(g, "allow_home")) &&
-	    (r = get_bool(s, "sandbox.allow_home", &p->allow_home)) < 0)
+	    (r = note(get_bool(s, "sandbox.allow_home", &p->allow_home))) < 0)
 		return r;
 	if ((s = config_setting_get_member(g, "require_landlock")) &&
-	    (r = get_bool(s, "sandbox.require_landlock", &p->require_landlock)) < 0)
+	    (r = note(get_bool(s, "sandbox.require_landlock", &p->require_landlock))) < 0)
 		return r;
-	if ((s = config_setting_get_member(g, "limits")) && (r = limits_load(p, s)) < 0)
+	if ((s = config_setting_get_member(g, "limits")) && (r = note(limits_load(p, s))) < 0)
 		return r;
 	return 0;
 }
@@ -432,8 +480,32 @@ static int load_plugins(struct policy *p, config_setting_t *g)
 	return 0;
 }
 
+/* Report what was noted, one error a line; the first decides the code. */
+static int noted_result(int r)
+{
+	if (r >= 0 && noted.n > 0) {
+		size_t len = 1;
+		for (size_t i = 0; i < noted.n; i++)
+			len += strlen(noted.v[i]) + 1;
+		_cleanup_free_ char *all = calloc(1, len);
+		for (size_t i = 0; all && i < noted.n; i++) {
+			if (i)
+				strcat(all, "\n");
+			strcat(all, noted.v[i]);
+		}
+		err_clear();
+		err_set("%s", all ? all : noted.v[0]);
+		r = first_noted;
+	}
+	strv_clear(&noted);
+	first_noted = 0;
+	return r;
+}
+
 int config_load(struct policy *p, const char *path, expand_lookup_fn lookup, void *userdata)
 {
+	strv_clear(&noted);
+	first_noted = 0;
 	config_init(&p->cfg);
 	p->cfg_loaded = true;
 	config_set_options(&p->cfg, 0);
@@ -450,14 +522,14 @@ int config_load(struct policy *p, const char *path, expand_lookup_fn lookup, voi
 	config_setting_t *root = config_root_setting(&p->cfg);
 	int r = check_keys(root, NULL, keys);
 	if (r < 0)
-		return r;
+		return noted_result(r);
 	config_setting_t *g;
 	if ((g = config_setting_get_member(root, "sandbox")) &&
-	    (r = load_sandbox(p, g, lookup, userdata)) < 0)
-		return r;
-	if ((g = config_setting_get_member(root, "network")) && (r = load_network(p, g)) < 0)
-		return r;
-	if ((g = config_setting_get_member(root, "plugins")) && (r = load_plugins(p, g)) < 0)
-		return r;
-	return 0;
+	    (r = note(load_sandbox(p, g, lookup, userdata))) < 0)
+		return noted_result(r);
+	if ((g = config_setting_get_member(root, "network")) && (r = note(load_network(p, g))) < 0)
+		return noted_result(r);
+	if ((g = config_setting_get_member(root, "plugins")) && (r = note(load_plugins(p, g))) < 0)
+		return noted_result(r);
+	return noted_result(0);
 }

@@ -5,6 +5,7 @@
 #include "hardening.h"
 #include "layout.h"
 #include "log.h"
+#include "mountpoints.h"
 #include "spawn.h"
 #include "supervisor.h"
 
@@ -109,12 +110,13 @@ static int add_plugin(struct launch *l, const char *name, bool must_be_backend)
 	if (r < 0) {
 		if (must_be_backend && r == -ENOENT) {
 			err_clear();
-			err_set("%s%sbackend \"%s\" was not found (see `agentsandbox plugins`)",
-			        l->policy->backend.source == SRC_FILE && l->policy->config_file
-			            ? l->policy->config_file
-			            : "",
-			        l->policy->backend.source == SRC_FILE ? ": sandbox.backend: " : "",
-			        name);
+			if (l->policy->backend.source == SRC_FILE && l->policy->config_file)
+				err_set("%s:%d: sandbox.backend: backend \"%s\" was not found (see "
+				        "`agentsandbox plugins`)",
+				        l->policy->config_file, l->policy->backend.line, name);
+			else
+				err_set("backend \"%s\" was not found (see `agentsandbox plugins`)",
+				        name);
 		}
 		return r;
 	}
@@ -375,6 +377,15 @@ int launch_plan(struct launch *l)
 			err_set("cannot prepare the sandbox's network: %s", strerror(-r));
 		return r;
 	}
+	/* An engine that cannot start fails here, before anything runs, with
+	 * the message --check gives too. */
+	if ((r = network_engine_check(&l->net)) < 0) {
+		if (!l->dry_run)
+			return r;
+		snprintf(l->network_error, sizeof(l->network_error), "%s", err_get());
+		log_msg(LOG_WARN, "%s", l->network_error);
+		err_clear();
+	}
 	if ((r = run_hook(l, "pre_mount", offsetof(struct asb_hooks, pre_mount))) < 0)
 		return r;
 	if ((r = run_hook(l, "env", offsetof(struct asb_hooks, env))) < 0)
@@ -389,6 +400,15 @@ int launch_plan(struct launch *l)
 		        "plugins' network/pre_exec hooks ran)",
 		        l->backend->name);
 		return -EOPNOTSUPP;
+	}
+	/* What would make the backend fail halfway through building the view,
+	 * refused before anything starts (--check says it too). */
+	if ((l->caps & ASB_CAP_FS_VIEW) && (r = mountpoints_check(&l->plan, p)) < 0) {
+		if (!l->dry_run)
+			return r;
+		snprintf(l->view_error, sizeof(l->view_error), "%s", err_get());
+		log_msg(LOG_WARN, "%s", l->view_error);
+		err_clear();
 	}
 	if ((r = protections_evaluate(l)) < 0 && !l->dry_run)
 		return r;
@@ -405,6 +425,9 @@ static void log_policy(const struct launch *l)
 	const struct policy *p = l->policy;
 	log_msg(LOG_INFO, "agentsandbox %s, session %s", ASB_VERSION, l->session.id);
 	log_msg(LOG_INFO, "config: %s", p->config_file ? p->config_file : "(none)");
+	/* The command's name for `agentsandbox sessions`; its arguments may
+	 * carry what the user would not want in a record. */
+	log_msg(LOG_INFO, "command: %s", l->shell ? "bash (--shell)" : p->command.value);
 	log_msg(LOG_INFO, "user %s (uid %d), home %s, launched from %s", p->user, (int)p->uid,
 	        p->home, p->launch_dir);
 	log_msg(LOG_INFO, "workspace: %s [%s]", p->workspace.value,
@@ -693,6 +716,23 @@ int launch_run(struct launch *l)
 	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)l->spawned.pid);
 
 	if (l->hold && (r = wire_and_release(l)) < 0) {
+		/* The sandbox may have failed on its own first (a mount bubblewrap
+		 * could not make): then that is the cause, as wait() tells it. */
+		int st;
+		int (*wait_op)(const struct asb_host *, struct asb_ctx *, void *, int) =
+		    OP(l, wait);
+		if (wait_op && l->spawned.pid > 0 &&
+		    waitpid(l->spawned.pid, &st, WNOHANG) == l->spawned.pid) {
+			child_forget(&l->spawned);
+			const char *first = err_get();
+			_cleanup_free_ char *saved = first ? strdup(first) : NULL;
+			err_clear();
+			if (wait_op(host_table(), &l->backend->ctx, l->backend->data, st) >= 0 ||
+			    !err_get()) {
+				err_clear();
+				err_set("%s", saved ? saved : strerror(-r));
+			}
+		}
 		kill_sandbox(l);
 		goto fail;
 	}
@@ -716,8 +756,11 @@ int launch_run(struct launch *l)
 		/* The backend failed before the agent ran: a setup error. */
 		log_msg(LOG_ERROR, "the %s sandbox failed before the agent started (%s)",
 		        l->backend->name, strerror(-code));
-		err_set("the %s sandbox failed before the agent started (see its message above)",
-		        l->backend->name);
+		/* The backend's own account (an ERROR it logged), else this. */
+		if (!err_get())
+			err_set("the %s sandbox failed before the agent started (see its message "
+			        "above)",
+			        l->backend->name);
 		launch_post_exit(l, -EIO);
 		backend_cleanup(l);
 		remove_private_dirs(l);

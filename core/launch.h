@@ -41,8 +41,10 @@ struct launch {
 	struct loaded_plugin *plugins; /* load order: backend first */
 	size_t n_plugins;
 	struct loaded_plugin *backend;
-	uint64_t caps;         /* the backend's, narrowed by probe */
-	char probe_error[512]; /* dry run: why the backend cannot run here */
+	uint64_t caps;           /* the backend's, narrowed by probe */
+	char probe_error[512];   /* dry run: why the backend cannot run here */
+	char network_error[512]; /* dry run: why the network mode cannot start */
+	char view_error[1024];   /* dry run: why the backend cannot build the view */
 	struct protection_state prot[PROT_COUNT];
 
 	struct strv out_argv;

@@ -86,19 +86,35 @@ static bool is_system_path(const char *path)
 	return false;
 }
 
+/* What an executable needs beside it: its directory, or, for a program of a
+ * node package (npm installs a CLI as node_modules/PKG/bin/x, its
+ * dependencies and native parts in other packages of that tree), the
+ * outermost node_modules directory it lies in. */
+static char *executable_dir(const char *host_path)
+{
+	const char *nm = NULL;
+	for (const char *c = host_path; (c = strstr(c, "/node_modules/")); c++)
+		if (!nm)
+			nm = c;
+	if (nm)
+		return strndup(host_path, (size_t)(nm - host_path) + strlen("/node_modules"));
+	char *dir = strdup(host_path);
+	char *slash = dir ? strrchr(dir, '/') : NULL;
+	if (slash == dir)
+		slash[1] = '\0';
+	else if (slash)
+		*slash = '\0';
+	return dir;
+}
+
 int layout_add_executable(struct plan *plan, const struct policy *p, const char *name,
                           const char *host_path, const char *origin)
 {
 	int r;
 	if (!is_system_path(host_path)) {
-		_cleanup_free_ char *dir = strdup(host_path);
+		_cleanup_free_ char *dir = executable_dir(host_path);
 		if (!dir)
 			return -ENOMEM;
-		char *slash = strrchr(dir, '/');
-		if (slash == dir)
-			slash[1] = '\0';
-		else
-			*slash = '\0';
 		/* Binding the directory must not expose the home directory itself. */
 		if (strcmp(dir, "/") == 0 || (p->home && path_is_within(p->home, dir))) {
 			err_set("%s: %s lives directly in %s; binding its directory would expose "
@@ -111,6 +127,9 @@ int layout_add_executable(struct plan *plan, const struct policy *p, const char 
 		for (size_t i = 0; i < plan->n_entries; i++)
 			if (plan->entries[i].host_path && strcmp(plan->entries[i].dest, dir) == 0)
 				already = true;
+		/* In the workspace it is visible (and writable) already. */
+		if (p->workspace.value && path_is_within(dir, p->workspace.value))
+			already = true;
 		if (!already &&
 		    (r = plan_path(plan, ASB_ENTRY_READ, dir, NULL, ASB_ENTRY_F_EXEC, origin)) < 0)
 			return r;
@@ -368,9 +387,13 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 		_cleanup_free_ char *path = NULL;
 		r = exec_find(cmd, search_path, true, &path);
 		if (r < 0) {
-			err_set("%s%s: command \"%s\" %s", p->config_file ? p->config_file : "",
-			        p->command.line ? ": sandbox.command" : "sandbox.command", cmd,
-			        r == -ENOENT ? "was not found on PATH" : strerror(-r));
+			if (p->command.source == SRC_FILE)
+				err_set("%s:%d: sandbox.command: \"%s\" %s", p->config_file,
+				        p->command.line, cmd,
+				        r == -ENOENT ? "was not found on PATH" : strerror(-r));
+			else
+				err_set("command \"%s\" %s", cmd,
+				        r == -ENOENT ? "was not found on PATH" : strerror(-r));
 			return r;
 		}
 		const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
@@ -402,9 +425,14 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 			continue;
 		}
 		if (r < 0) {
-			err_set("%s:%d: sandbox.packages: \"%s\" %s",
-			        p->config_file ? p->config_file : "(config)", p->packages.line,
-			        name, r == -ENOENT ? "was not found on PATH" : strerror(-r));
+			err_set("%s:%d: sandbox.packages: \"%s\" %s%s",
+			        p->config_file ? p->config_file : "(config)",
+			        p->packages.item_lines && p->packages.item_lines[i]
+			            ? p->packages.item_lines[i]
+			            : p->packages.line,
+			        name, r == -ENOENT ? "was not found on PATH" : strerror(-r),
+			        r == -ENOENT ? " (write \"NAME?\" for one that may be missing)"
+			                     : "");
 			return r;
 		}
 		const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
@@ -482,6 +510,11 @@ int layout_build(struct plan *plan, const struct policy *p, bool shell, expand_l
 	if ((r = add_env(plan, p, lookup, ud)) < 0)
 		return r;
 	if (shell) {
+		/* A prompt that says where it is (Debian's bash.bashrc sets its own
+		 * PS1, prefixed with "($debian_chroot)"). */
+		if ((r = plan_setenv(plan, "PS1", "(agentsandbox) \\u@\\h:\\w\\$ ")) < 0 ||
+		    (r = plan_setenv(plan, "debian_chroot", "agentsandbox")) < 0)
+			return r;
 		if ((r = strv_push(&plan->argv, PLAN_BIN_DIR "/bash")) < 0)
 			return r;
 		for (size_t i = 0; i < p->agent_args.n; i++)

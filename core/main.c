@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "complete.h"
 #include "config.h"
+#include "exec.h"
 #include "launch.h"
 #include "layout.h"
 #include "log.h"
@@ -30,8 +31,16 @@ static void stderr_sink(int level, const char *msg)
 static int fail(int r)
 {
 	const char *e = err_get();
-	_cleanup_free_ char *clean = log_escape(e ? e : strerror(r < 0 ? -r : r));
-	fprintf(stderr, "agentsandbox: %s\n", clean ? clean : "error");
+	/* Several errors (a config's, core/config.c) come one a line. */
+	_cleanup_free_ char *all = strdup(e ? e : strerror(r < 0 ? -r : r));
+	char *save = NULL;
+	for (char *line = all ? strtok_r(all, "\n", &save) : NULL; line;
+	     line = strtok_r(NULL, "\n", &save)) {
+		_cleanup_free_ char *clean = log_escape(line);
+		fprintf(stderr, "agentsandbox: %s\n", clean ? clean : "error");
+	}
+	if (!all)
+		fputs("agentsandbox: error\n", stderr);
 	return EXIT_SETUP;
 }
 
@@ -62,6 +71,24 @@ static int identify(struct policy *p)
 	return p->home && p->user && p->launch_dir ? 0 : -ENOMEM;
 }
 
+/* A config that failed to parse: say so when it looks like JSON or YAML. */
+static void config_format_hint(const char *path)
+{
+	const char *ext = strrchr(path, '.');
+	FILE *f = fopen(path, "re");
+	int c = ' ';
+	while (f && (c = fgetc(f)) != EOF && (c == ' ' || c == '\n' || c == '\t' || c == '\r'))
+		;
+	if (f)
+		fclose(f);
+	bool json = c == '{' || c == '[' || (ext && strcmp(ext, ".json") == 0);
+	bool yaml = (ext && (strcmp(ext, ".yaml") == 0 || strcmp(ext, ".yml") == 0)) || c == '-';
+	if (json || yaml)
+		err_prefix("%s looks like %s, but agentsandbox reads libconfig syntax (sandbox: { "
+		           "command = \"claude\"; }; see the examples)",
+		           path, json ? "JSON" : "YAML");
+}
+
 static int resolve_policy(struct policy *p, const struct cli *c, const struct catalog *plugins)
 {
 	int r = identify(p);
@@ -74,14 +101,27 @@ static int resolve_policy(struct policy *p, const struct cli *c, const struct ca
 		return r;
 	if (cfg) {
 		char real[PATH_MAX];
+		struct stat cst;
 		if (!realpath(cfg, real)) {
-			err_set("%s: cannot read config: %s", cfg, strerror(errno));
+			err_set(
+			    "%s: cannot read config: %s%s", cfg, strerror(errno),
+			    errno == ENOENT && !strchr(cfg, '/')
+			        ? " (nor is there one of that name in ~/.config/agentsandbox or "
+			          "the installed examples)"
+			        : "");
 			return -errno;
+		}
+		if (stat(real, &cst) == 0 && S_ISDIR(cst.st_mode)) {
+			err_set("%s: is a directory, not a config file", cfg);
+			return -EISDIR;
 		}
 		if (!(p->config_file = strdup(cfg)))
 			return -ENOMEM;
-		if ((r = config_load(p, cfg, expand_lookup_environ, NULL)) < 0)
+		p->config_source = cfg_source;
+		if ((r = config_load(p, cfg, expand_lookup_environ, NULL)) < 0) {
+			config_format_hint(cfg);
 			return r;
+		}
 	}
 	if ((r = cli_apply(c, plugins, p, expand_lookup_environ, NULL)) < 0)
 		return r;
@@ -134,10 +174,10 @@ static int print_check(const struct launch *l)
 	const struct policy *p = l->policy;
 	printf("config: %s: ok\n", p->config_file ? p->config_file : "(none)");
 	for (size_t i = 0; i < l->n_plugins; i++)
-		printf("plugin %s: %s, ABI %u.%u, loaded from %s\n", l->plugins[i].name,
+		printf("plugin %s: %s, ABI %u.%u, loaded from %s (%s)\n", l->plugins[i].name,
 		       l->plugins[i].desc->version ? l->plugins[i].desc->version : "?",
 		       l->plugins[i].desc->abi_major, l->plugins[i].desc->abi_minor,
-		       l->plugins[i].path);
+		       l->plugins[i].path, show_load_reason(l, &l->plugins[i]));
 	for (size_t i = 0; i < l->describe.n; i++) {
 		_cleanup_free_ char *line = strdup(l->describe.v[i]);
 		char *t1 = line ? strchr(line, '\t') : NULL;
@@ -154,11 +194,18 @@ static int print_check(const struct launch *l)
 	} else {
 		printf("backend %s: usable (platform %s)\n", l->backend->name, platform_name());
 	}
+	if (l->view_error[0]) {
+		printf("filesystem: CANNOT RUN HERE: %s\n", l->view_error);
+		bad = 1;
+	}
 	const struct network *n = &l->net;
 	if (n->mode == NET_FILTERED)
 		printf("network: filtered (filtering proxy on the %s127.0.0.1:%u)\n",
 		       n->in_namespace ? "sandbox's " : "host's ", (unsigned)n->proxy_port);
-	else if (n->mode == NET_OPEN)
+	else if (n->mode == NET_OPEN && l->network_error[0]) {
+		printf("network: open: CANNOT RUN HERE: %s\n", l->network_error);
+		bad = 1;
+	} else if (n->mode == NET_OPEN)
 		printf("network: open (%s)\n", n->in_namespace
 		                                   ? "slirp4netns, host loopback closed"
 		                                   : "the backend's rules, host ports closed");
@@ -189,11 +236,31 @@ static int discover(int argc, char **argv, struct catalog *plugins)
 	return r;
 }
 
+/* `agentsandbox proxy ARGS...`: the filtering proxy on its own; it is
+ * installed beside the launcher's other helpers, not on PATH. */
+static int run_proxy(char **argv)
+{
+	_cleanup_free_ char *proxy = NULL;
+	int r = exec_find_helper("agentsandbox-proxy", &proxy);
+	if (r < 0) {
+		err_set("agentsandbox-proxy was not found (next to agentsandbox or in %s)",
+		        ASB_LIBEXECDIR);
+		return fail(r);
+	}
+	argv[0] = proxy;
+	execv(proxy, argv);
+	err_set("%s: %s", proxy, strerror(errno));
+	return fail(-errno);
+}
+
 int main(int argc, char **argv)
 {
 	/* Nothing this process inherited beyond 0-2 reaches the sandbox or a
 	 * helper: a terminal's, an IDE's or a wrapper script's open files. */
 	(void)fds_cloexec_from(3);
+	/* Through a link named after an agent, "proxy" is the agent's word. */
+	if (argc > 1 && strcmp(argv[1], "proxy") == 0 && !agents_from_argv0(argv[0]))
+		return run_proxy(argv + 1);
 	log_set_sink(stderr_sink);
 	struct catalog plugins = {0};
 	struct cli c;
@@ -242,11 +309,15 @@ int main(int argc, char **argv)
 		    (r = cli_apply(&c, &plugins, &p, expand_lookup_environ, NULL)) < 0)
 			code = fail(r);
 		else if (c.mode == MODE_ALLOWLIST)
-			code = subcommand_allowlist(&p, p.agent_args.n ? p.agent_args.v[0] : NULL,
+			code = subcommand_allowlist(&p,
+			                            c.session        ? c.session
+			                            : p.agent_args.n ? p.agent_args.v[0]
+			                                             : NULL,
 			                            stdout);
 		else
-			code = c.mode == MODE_SESSIONS ? subcommand_sessions(&p, stdout)
-			                               : subcommand_plugins(&plugins, stdout);
+			code = c.mode == MODE_SESSIONS
+			           ? subcommand_sessions(&p, c.list_format, stdout)
+			           : subcommand_plugins(&plugins, stdout);
 		policy_free(&p);
 		cli_free(&c);
 		catalog_free(&plugins);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "network.h"
 
+#include "allowlist.h"
 #include "bridge.h"
 #include "config.h"
 #include "log.h"
@@ -470,6 +471,24 @@ static void json_str(FILE *f, const char *s)
 	fputc('"', f);
 }
 
+/* The entries this session ran with, as config text: `agentsandbox
+ * allowlist` merges what it derives with them (core/allowlist.c). */
+static void write_rules(const struct network *n, const char *session_dir)
+{
+	_cleanup_free_ char *path = str_printf("%s/allowed_domains.cfg", session_dir);
+	_cleanup_fclose_ FILE *f = path ? fopen(path, "we") : NULL;
+	if (!f)
+		return;
+	fputs("# The allowed_domains this session ran with (agentsandbox allowlist reads "
+	      "it).\nnetwork: {\n  allowed_domains = (",
+	      f);
+	for (size_t i = 0; i < n->rules->n_rules; i++) {
+		fputs(i ? ",\n    " : "\n    ", f);
+		allowlist_print_rule(f, &n->rules->rules[i]);
+	}
+	fputs("\n  );\n};\n", f);
+}
+
 static void write_record(struct network *n, const char *session_dir)
 {
 	_cleanup_free_ char *path = str_printf("%s/network.json", session_dir);
@@ -499,6 +518,8 @@ static void write_record(struct network *n, const char *session_dir)
 	fputs("],\n  \"resolver\": ", f);
 	json_str(f, engine ? lay->resolver : NULL);
 	fputs(",\n", f);
+	if (n->mode == NET_FILTERED && n->rules)
+		write_rules(n, session_dir);
 	if (n->mode == NET_FILTERED) {
 		fprintf(f, "  \"proxy\": { \"address\": \"127.0.0.1:%u\", \"pid\": %d },\n",
 		        (unsigned)n->proxy_port, (int)n->proxy.pid);
@@ -578,6 +599,14 @@ static int engine_error(int r)
 	} else if (!err_get())
 		err_set("cannot start the open network mode's engine: %s", strerror(-r));
 	return r;
+}
+
+int network_engine_check(const struct network *n)
+{
+	if (n->mode != NET_OPEN || !n->in_namespace)
+		return 0;
+	int r = platform_engine_usable();
+	return r < 0 ? engine_error(r) : 0;
 }
 
 int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,

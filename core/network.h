@@ -80,6 +80,10 @@ bool network_needs_wiring(const struct network *n);
 /* Before the sandbox starts (a backend without its own namespace): start
  * the proxy on its host port; write network.json. */
 int network_start_host(struct network *n, const struct policy *p, const char *session_dir);
+/* The open mode's engine can start here (after network_plan; before
+ * anything starts): 0, or -errno with the launch error saying why and
+ * what to do instead. */
+int network_engine_check(const struct network *n);
 /* The sandbox exists (held): proxy, engine, bridges, network.json. */
 int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,
                  int netns_fd);

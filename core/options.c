@@ -17,12 +17,18 @@ const struct core_option core_options[] = {
     {.name = "config",
      .short_name = 'c',
      .arg = OPT_ARG_CONFIG,
-     .metavar = "FILE",
+     .metavar = "FILE|NAME",
      .help = "the policy (default: $AGENTSANDBOX_CONFIG, then\n"
-             "${XDG_CONFIG_HOME:-~/.config}/agentsandbox/default.cfg)"},
+             "${XDG_CONFIG_HOME:-~/.config}/agentsandbox/default.cfg)\n"
+             "NAME: NAME.cfg there, else the installed example"},
     {.name = "show-config",
      .help = "print the resolved policy, where each value came from,\n"
              "what the backend applies, and its exact command"},
+    {.name = "reveal",
+     .arg = OPT_ARG_TEXT,
+     .metavar = "KEY",
+     .help = "--show-config prints the value of env KEY (repeatable;\n"
+             "every other value is hidden; also sandbox.public_env)"},
     {.name = "shell", .help = "open bash in the very same sandbox instead of the agent"},
     {.name = "check", .help = "validate the config and this host, run nothing"},
     {.name = "workspace",
@@ -69,14 +75,40 @@ const struct core_option core_options[] = {
 const size_t n_core_options = ARRAY_SIZE(core_options);
 _Static_assert(ARRAY_SIZE(core_options) <= 32, "grow CLI_MAX_BOOLS (core/cli.h)");
 
+static const struct core_subopt sessions_opts[] = {
+    {"json", OPT_ARG_NONE, "the sessions as a JSON array"},
+    {"paths", OPT_ARG_NONE, "one session directory a line"},
+    {"last", OPT_ARG_NONE, "the newest session directory"},
+    {NULL, 0, NULL},
+};
+static const struct core_subopt allowlist_opts[] = {
+    {"session", OPT_ARG_SESSION, "a directory, its name, or the newest of a sandbox.name"},
+    {NULL, 0, NULL},
+};
+static const struct core_subopt init_opts[] = {
+    {"force", OPT_ARG_NONE, "replace an existing config"},
+    {NULL, 0, NULL},
+};
+
 const struct core_subcommand core_subcommands[] = {
-    {"sessions", "", "list recent session directories"},
-    {"plugins", "", "list plugins found, their ABI and whether they load"},
+    {"sessions", "",
+     "recent sessions: time, name, command, network, status\n"
+     "and directory; --json, --paths (one a line), --last\n"
+     "(the newest directory, for tail -f DIR/proxy.log)",
+     sessions_opts, OPT_ARG_NONE},
     {"allowlist", "[SESSION]",
-     "an allowed_domains block from a session's proxy.log\n"
-     "(default: the newest session that has one)"},
-    {"init", "AGENT", "write a starter AGENT.cfg into ${XDG_CONFIG_HOME:-~/.config}/agentsandbox"},
-    {NULL, NULL, NULL},
+     "an allowed_domains block from what a session's proxy\n"
+     "allowed, merged with the entries it ran with (default:\n"
+     "the newest session with a proxy.log; --session NAME:\n"
+     "a directory, its name, or the newest of a sandbox.name)",
+     allowlist_opts, OPT_ARG_SESSION},
+    {"plugins", "", "list plugins found, their ABI and whether they load", NULL, OPT_ARG_NONE},
+    {"proxy", "[options]", "the filtering proxy on its own (proxy --help)", NULL, OPT_ARG_NONE},
+    {"init", "AGENT [--force]",
+     "write a starter AGENT.cfg into\n"
+     "${XDG_CONFIG_HOME:-~/.config}/agentsandbox (--force: replace it)",
+     init_opts, OPT_ARG_AGENT},
+    {NULL, NULL, NULL, NULL, 0},
 };
 
 static void help_lines(FILE *f, const char *left, const char *help)
@@ -107,5 +139,14 @@ void options_usage(void *file)
 			snprintf(left, sizeof(left), "    --%s%s%s", o->name, o->metavar ? " " : "",
 			         o->metavar ? o->metavar : "");
 		help_lines(f, left, o->help);
+	}
+}
+
+void options_usage_subcommands(void *file)
+{
+	for (const struct core_subcommand *sc = core_subcommands; sc->name; sc++) {
+		char left[64];
+		snprintf(left, sizeof(left), "%s%s%s", sc->name, sc->args[0] ? " " : "", sc->args);
+		help_lines(file, left, sc->help);
 	}
 }

@@ -18,6 +18,8 @@ enum opt_arg {
 	OPT_ARG_TEXT,    /* free text */
 	OPT_ARG_WORDS,   /* one of `values` */
 	OPT_ARG_BACKEND, /* a backend plugin's name */
+	OPT_ARG_AGENT,   /* an agent's (a config's) name */
+	OPT_ARG_SESSION, /* a session directory's name */
 };
 
 struct core_option {
@@ -39,15 +41,25 @@ struct core_option {
 extern const struct core_option core_options[];
 extern const size_t n_core_options;
 
+/* A subcommand's own option: "--json", or "--session" with a value. */
+struct core_subopt {
+	const char *name; /* without dashes */
+	int arg;          /* OPT_ARG_NONE or what its value is */
+	const char *help;
+};
+
 /* Subcommands (the first word), for --help and completions. */
 struct core_subcommand {
 	const char *name;
-	const char *args;
+	const char *args; /* the left column of --help after the name */
 	const char *help;
+	const struct core_subopt *options; /* NULL-terminated, or NULL */
+	int words;                         /* OPT_ARG_*: its other words */
 };
 extern const struct core_subcommand core_subcommands[];
 
-/* The options part of --help. */
+/* The options part of --help, and its subcommands. */
 void options_usage(void *file);
+void options_usage_subcommands(void *file);
 
 #endif

@@ -108,6 +108,11 @@ struct engine_opts {
 };
 int platform_engine_start(struct net_engine **out, struct netns_link *l,
                           const struct engine_opts *opts);
+/* Could platform_engine_start work here (checked before anything starts,
+ * for --check and every launch): 0, -ENOENT (no engine), -EACCES (its
+ * device cannot be opened: /dev/net/tun), -EOPNOTSUPP (none on this
+ * platform). */
+int platform_engine_usable(void);
 /* "slirp4netns", its pid and its arguments (for network.json). */
 const char *platform_engine_name(const struct net_engine *e);
 pid_t platform_engine_pid(const struct net_engine *e);

@@ -28,6 +28,8 @@ void policy_init(struct policy *p)
 static void plist_free(struct plist *l)
 {
 	strv_clear(&l->items);
+	free(l->item_lines);
+	l->item_lines = NULL;
 }
 
 void policy_free(struct policy *p)
@@ -59,6 +61,7 @@ void policy_free(struct policy *p)
 		strv_clear(&p->overrides[i].values);
 	}
 	plist_free(&p->accept_weaker);
+	plist_free(&p->public_env);
 	free(p->overrides);
 	for (size_t i = 0; i < p->n_mounts; i++) {
 		free(p->mounts[i].source);

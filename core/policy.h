@@ -31,6 +31,7 @@ struct plist {
 	struct strv items;
 	int source;
 	int line;
+	int *item_lines; /* each item's config line (file lists), or NULL */
 };
 
 struct env_entry {
@@ -71,6 +72,7 @@ struct plimit {
 struct policy {
 	/* Identity of the launch. */
 	char *config_file; /* absolute, or NULL when none */
+	int config_source; /* SRC_FLAG (-c), SRC_ENV, SRC_DEFAULT */
 	char *home;
 	char *user;
 	uid_t uid;
@@ -94,6 +96,9 @@ struct policy {
 	/* Protections the user accepts the backend cannot give
 	 * (sandbox.accept_weaker, --accept-weaker). */
 	struct plist accept_weaker;
+	/* env keys whose values are not secret: --show-config prints them
+	 * (sandbox.public_env, --reveal KEY). Every other value is hidden. */
+	struct plist public_env;
 
 	/* network group (wiring comes with the networking work) */
 	struct pbool network_enabled;

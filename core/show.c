@@ -2,32 +2,49 @@
 #include "show.h"
 
 #include "hardening.h"
+#include "netrules.h"
 
 #include <ctype.h>
+#include <limits.h>
 #include <string.h>
 #include <strings.h>
 
-static const char *const secret_words[] = {"TOKEN", "KEY",        "SECRET", "PASSWORD", "PASSWD",
-                                           "AUTH",  "CREDENTIAL", "COOKIE", "SESSION",  NULL};
-
-static bool contains_nocase(const char *hay, const char *needle)
+bool show_env_revealed(const struct policy *p, const char *key)
 {
-	size_t n = strlen(needle);
-	for (; *hay; hay++)
-		if (strncasecmp(hay, needle, n) == 0)
-			return true;
-	return false;
+	/* A value is a secret unless the user said otherwise: a literal in the
+	 * config is as likely a token as one taken from the environment. */
+	return strv_contains(&p->public_env.items, key);
 }
 
-bool show_env_is_secret(const char *key, const char *raw)
+/* The variables a config value takes from the launching environment, as
+ * "$A, $B" (their names are no secret; their values may be). */
+static void print_var_names(FILE *out, const char *raw)
 {
-	/* Anything taken from the launching environment may be a secret. */
-	if (raw && strchr(raw, '$'))
-		return true;
-	for (const char *const *w = secret_words; *w; w++)
-		if (contains_nocase(key, *w))
-			return true;
-	return false;
+	bool first = true;
+	for (const char *c = raw; *c; c++) {
+		if (*c != '$')
+			continue;
+		if (c[1] == '$') {
+			c++;
+			continue;
+		}
+		const char *name = c + 1 + (c[1] == '{');
+		size_t n = 0;
+		while (isalnum((unsigned char)name[n]) || name[n] == '_')
+			n++;
+		if (!n)
+			continue;
+		fprintf(out, "%s$%.*s", first ? "; from " : ", ", (int)n, name);
+		first = false;
+	}
+}
+
+static void print_hidden(FILE *out, const char *key, const char *value, const char *raw)
+{
+	fprintf(out, "<hidden: %zu chars", strlen(value));
+	if (raw)
+		print_var_names(out, raw);
+	fprintf(out, "; --reveal %s shows it>", key);
 }
 
 char *show_shell_quote(const char *arg)
@@ -136,13 +153,83 @@ static const struct env_entry *declared_env(const struct policy *p, const char *
 	return NULL;
 }
 
+/* Which declared packages made it onto PATH ("rg?" may be missing). */
+static void show_packages_found(FILE *out, const struct launch *l)
+{
+	const struct policy *p = l->policy;
+	bool any_missing = false;
+	for (size_t i = 0; i < p->packages.items.n; i++) {
+		const char *name = p->packages.items.v[i];
+		size_t n = strlen(name);
+		if (n < 2 || name[n - 1] != '?')
+			continue;
+		_cleanup_free_ char *base = strndup(name, n - 1);
+		if (base && !plan_find_exec(&l->plan, base)) {
+			fprintf(out, "%s%s", any_missing ? ", " : "", base);
+			any_missing = true;
+		}
+	}
+	fputs(any_missing ? "  (optional, not installed: skipped)\n"
+	                  : "(every declared package was found)\n",
+	      out);
+}
+
+const char *show_load_reason(const struct launch *l, const struct loaded_plugin *lp)
+{
+	static char buf[PATH_MAX + 32];
+	if (lp->desc->kind & ASB_KIND_BACKEND)
+		return l->policy->backend.source == SRC_DEFAULT ? "the default backend"
+		                                                : "the backend chosen";
+	if (lp->group)
+		return "its group in plugins";
+	if (policy_plugin_named(l->policy, lp->name))
+		return "one of its options was set";
+	if (lp->desc->load == ASB_LOAD_IF_EXISTS && lp->desc->load_path) {
+		snprintf(buf, sizeof(buf), "loaded because %s exists", lp->desc->load_path);
+		return buf;
+	}
+	return lp->desc->load == ASB_LOAD_DEFAULT ? "loaded by default" : "loaded";
+}
+
+/* The first lines: what would run, where, with what network. */
+static void show_summary(FILE *out, const struct launch *l)
+{
+	const struct policy *p = l->policy;
+	fprintf(out, "# will run:     %s", l->shell ? "bash (--shell)" : p->command.value);
+	for (size_t i = 0; !l->shell && i < p->args.items.n; i++)
+		fprintf(out, " %s", p->args.items.v[i]);
+	for (size_t i = 0; !l->shell && i < p->agent_args.n; i++)
+		fprintf(out, " %s", p->agent_args.v[i]);
+	fprintf(out, "\n# in:           %s (read-write), backend %s\n", p->workspace.value,
+	        l->backend ? l->backend->name : "?");
+	fprintf(out, "# network:      %s", network_mode_name(l->net.mode));
+	if (l->net.mode == NET_FILTERED && l->net.rules)
+		fprintf(out, " (%zu allowed_domains entr%s)", l->net.rules->n_rules,
+		        l->net.rules->n_rules == 1 ? "y" : "ies");
+	fputc('\n', out);
+	size_t declared = p->packages.items.n, found = 0;
+	for (size_t i = 0; i < l->plan.n_execs; i++)
+		found += strcmp(l->plan.execs[i].origin, "sandbox.packages") == 0;
+	fprintf(out, "# on PATH:      %zu executables (%zu from %zu packages)\n", l->plan.n_execs,
+	        found, declared);
+	if (l->view_error[0])
+		fprintf(out, "# CANNOT RUN:   %s\n", l->view_error);
+	if (l->network_error[0])
+		fprintf(out, "# CANNOT RUN:   %s\n", l->network_error);
+	fputc('\n', out);
+}
+
 void show_config(FILE *out, const struct launch *l)
 {
 	const struct policy *p = l->policy;
+	show_summary(out, l);
 	fprintf(out, "# agentsandbox %s: resolved policy [where each value came from]\n",
 	        ASB_VERSION);
 	fprintf(out, "%-14s%s  [%s]\n", "config", p->config_file ? p->config_file : "(none)",
-	        p->config_file ? "flag/env/default" : "none");
+	        !p->config_file                ? "none"
+	        : p->config_source == SRC_FLAG ? "flag -c"
+	        : p->config_source == SRC_ENV  ? "env AGENTSANDBOX_CONFIG"
+	                                       : "default location");
 	fprintf(out, "%-14s%s", "name", p->name.value ? p->name.value : "");
 	src(out, p, p->name.source, p->name.line);
 	fprintf(out, "%-14s%s", "command",
@@ -162,6 +249,8 @@ void show_config(FILE *out, const struct launch *l)
 	fprintf(out, "%-14s%s", "workspace", p->workspace.value);
 	src(out, p, p->workspace.source, p->workspace.line);
 	show_list(out, p, "packages", &p->packages);
+	fprintf(out, "%-14s", "");
+	show_packages_found(out, l);
 	show_list(out, p, "rw_dirs", &p->rw_dirs);
 	show_list(out, p, "rw_files", &p->rw_files);
 	show_list(out, p, "ro_dirs", &p->ro_dirs);
@@ -178,8 +267,15 @@ void show_config(FILE *out, const struct launch *l)
 	show_bool(out, p, "unix_sockets", &p->unix_sockets);
 	for (size_t i = 0; i < p->n_env; i++) {
 		const struct env_entry *e = &p->env[i];
-		fprintf(out, "%-14s%s = %s%s", i ? "" : "env", e->key, e->raw,
-		        !e->value ? "  (empty: unset)" : "");
+		fprintf(out, "%-14s%s = ", i ? "" : "env", e->key);
+		if (!e->value)
+			fputs("(empty: unset)", out);
+		else if (show_env_revealed(p, e->key))
+			fprintf(out, "%s%s%s%s", e->value, strcmp(e->raw, e->value) ? "  (\"" : "",
+			        strcmp(e->raw, e->value) ? e->raw : "",
+			        strcmp(e->raw, e->value) ? "\")" : "");
+		else /* an --env value is taken as written: it names no variable */
+			print_hidden(out, e->key, e->value, e->source == SRC_FILE ? e->raw : NULL);
 		src(out, p, e->source, e->line);
 	}
 	for (size_t i = 0; i < p->n_overrides; i++) {
@@ -203,10 +299,17 @@ void show_config(FILE *out, const struct launch *l)
 		for (int i = 0; i < n; i++) {
 			const config_setting_t *c =
 			    config_setting_get_elem(p->network, (unsigned)i);
-			fprintf(out, "network.%s = ", config_setting_name(c));
+			const char *key = config_setting_name(c);
+			/* A flag or variable decided these: the line above says which. */
+			const struct pbool *over = strcmp(key, "enabled") == 0 ? &p->network_enabled
+			                           : strcmp(key, "unix_sockets") == 0
+			                               ? &p->unix_sockets
+			                               : NULL;
+			fprintf(out, "network.%s = ", key);
 			print_setting(out, c);
-			fprintf(out, "  [file %s:%u]\n", p->config_file ? p->config_file : "",
-			        config_setting_source_line(c));
+			fprintf(out, "  [file %s:%u]%s\n", p->config_file ? p->config_file : "",
+			        config_setting_source_line(c),
+			        over && over->source > SRC_FILE ? "  (overridden, see above)" : "");
 		}
 	}
 
@@ -214,11 +317,11 @@ void show_config(FILE *out, const struct launch *l)
 
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		const struct loaded_plugin *lp = &l->plugins[i];
-		fprintf(out, "%-14s%s %s (ABI %u.%u) %s%s\n", lp->name,
+		fprintf(out, "%-14s%s %s (ABI %u.%u) %s  [%s]\n", lp->name,
 		        lp->desc->version ? lp->desc->version : "?",
 		        lp->desc->kind & ASB_KIND_BACKEND ? "backend" : "feature",
 		        lp->desc->abi_major, lp->desc->abi_minor, lp->path,
-		        lp->group ? "" : "  [default]");
+		        show_load_reason(l, lp));
 	}
 	for (size_t i = 0; i < l->describe.n; i++) {
 		_cleanup_free_ char *line = strdup(l->describe.v[i]);
@@ -233,14 +336,18 @@ void show_config(FILE *out, const struct launch *l)
 		fprintf(out, "%s.%s = %s\n", line, key, value);
 	}
 
-	fputs("\n# environment inside (values from the launching environment redacted)\n", out);
+	fputs("\n# environment inside (your env values hidden unless --reveal KEY or "
+	      "sandbox.public_env)\n",
+	      out);
 	for (size_t i = 0; i < l->plan.n_env; i++) {
 		const struct plan_env *e = &l->plan.env[i];
 		const struct env_entry *d = declared_env(p, e->key);
-		if (d && show_env_is_secret(e->key, d->raw))
-			fprintf(out, "%s=<redacted, %zu chars>\n", e->key, strlen(e->value));
+		fprintf(out, "%s=", e->key);
+		if (d && !show_env_revealed(p, e->key))
+			print_hidden(out, e->key, e->value, d->source == SRC_FILE ? d->raw : NULL);
 		else
-			fprintf(out, "%s=%s\n", e->key, e->value);
+			fputs(e->value, out);
+		fputc('\n', out);
 	}
 
 	protections_print_show(out, l);

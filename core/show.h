@@ -10,8 +10,13 @@
 
 void show_config(FILE *out, const struct launch *l);
 
-/* Does a variable's value look like a secret? (redacted in logs/output) */
-bool show_env_is_secret(const char *key, const char *raw);
+/* Why a plugin is loaded: "the default backend", "loaded because
+ * /nix/store exists", ... (borrowed until the next call). */
+const char *show_load_reason(const struct launch *l, const struct loaded_plugin *lp);
+
+/* May --show-config print this env value (sandbox.public_env, --reveal)?
+ * Every other value of the user's env is hidden. */
+bool show_env_revealed(const struct policy *p, const char *key);
 
 /* Quote an argument for a POSIX shell when it needs it (new string). */
 char *show_shell_quote(const char *arg);

@@ -65,8 +65,7 @@ static char *join_args(char **argv)
 	return out;
 }
 
-int platform_engine_start(struct net_engine **out, struct netns_link *l,
-                          const struct engine_opts *opts)
+int platform_engine_usable(void)
 {
 	_cleanup_free_ char *slirp = NULL;
 	if (exec_find_system("slirp4netns", &slirp) < 0)
@@ -74,6 +73,18 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	/* Unprivileged slirp4netns opens /dev/net/tun itself. */
 	if (geteuid() != 0 && access("/dev/net/tun", R_OK | W_OK) < 0)
 		return -EACCES;
+	return 0;
+}
+
+int platform_engine_start(struct net_engine **out, struct netns_link *l,
+                          const struct engine_opts *opts)
+{
+	int usable = platform_engine_usable();
+	if (usable < 0)
+		return usable;
+	_cleanup_free_ char *slirp = NULL;
+	if (exec_find_system("slirp4netns", &slirp) < 0)
+		return -ENOENT;
 	struct net_engine *e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;

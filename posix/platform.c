@@ -187,6 +187,11 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	return -EOPNOTSUPP;
 }
 
+int platform_engine_usable(void)
+{
+	return -EOPNOTSUPP;
+}
+
 const char *platform_engine_name(const struct net_engine *e)
 {
 	(void)e;

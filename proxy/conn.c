@@ -738,7 +738,10 @@ static void handle_request(struct conn *c, const struct http_msg *m)
 		respond(c, 502, "Bad Gateway", "cannot build the request", false);
 		return;
 	}
-	plog_allowed(c->method, hostlog, path);
+	if (m->websocket)
+		plog_upgrade(c->method, hostlog, path);
+	else
+		plog_allowed(c->method, hostlog, path);
 	free(c->req_path);
 	c->req_path = strdup(path);
 

@@ -248,6 +248,14 @@ void plog_allowed(const char *method, const char *host, const char *path)
 		emitf(K_ALLOWED, "allowed: %s %s%s", method, host, path);
 }
 
+void plog_upgrade(const char *method, const char *host, const char *path)
+{
+	/* Not the same line as a plain request's: `agentsandbox allowlist`
+	 * learns from it that the entry must allow every method. */
+	if (first_time(hash3(method, host, path) ^ 0x7765627363ULL))
+		emitf(K_ALLOWED, "allowed: %s %s%s (websocket)", method, host, path);
+}
+
 void plog_blocked(const char *method, const char *host, const char *path, const char *reason)
 {
 	emitf(K_BLOCKED, "blocked: %s %s%s (%s)", method, host, path, reason);

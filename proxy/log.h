@@ -22,6 +22,8 @@
 int plog_open(const char *path, size_t max_bytes);
 void plog_set_rate(unsigned lines_per_sec);
 void plog_allowed(const char *method, const char *host, const char *path);
+/* An allowed WebSocket upgrade: "allowed: GET host/path (websocket)", once. */
+void plog_upgrade(const char *method, const char *host, const char *path);
 void plog_blocked(const char *method, const char *host, const char *path, const char *reason);
 /* Diagnostics ("proxy: ..."), same stream. */
 __attribute__((format(printf, 1, 2))) void plog_info(const char *fmt, ...);

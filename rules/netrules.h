@@ -56,6 +56,7 @@ enum netrules_verdict {
 	NETRULES_DENY_PRIVATE,
 	NETRULES_DENY_HOST,      /* resolves to the host's own address: like loopback */
 	NETRULES_DENY_AMBIGUOUS, /* a path servers read differently (netrules_path_readings) */
+	NETRULES_DENY_WEBSOCKET, /* an upgrade where the entry does not allow every method */
 };
 
 struct netrules_decision {

@@ -846,7 +846,7 @@ void netrules_decide(const struct netrules *r, const char *host, const char *met
 			d.verdict = NETRULES_DENY_PORT;
 		/* A WebSocket carries any traffic: only where every method is allowed. */
 		if (d.verdict == NETRULES_ALLOW && websocket && !netrules_all_methods(d.rule))
-			d.verdict = NETRULES_DENY_METHOD;
+			d.verdict = NETRULES_DENY_WEBSOCKET;
 		if (d.verdict != NETRULES_ALLOW || i == 0)
 			*out = d;
 		if (d.verdict != NETRULES_ALLOW)
@@ -933,6 +933,8 @@ const char *netrules_reason(enum netrules_verdict v)
 		return "the host's own address";
 	case NETRULES_DENY_AMBIGUOUS:
 		return "ambiguous path";
+	case NETRULES_DENY_WEBSOCKET:
+		return "websocket needs an entry allowing every method";
 	}
 	return "denied";
 }

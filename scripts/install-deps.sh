@@ -17,6 +17,10 @@ packages=(
     # geckodriver: Firefox is driven through Marionette), certutil for the
     # NSS databases, a font to render text with
     chromium chromium-driver firefox-esr python3-selenium libnss3-tools fonts-dejavu-core
+    # the agents suite: each agent's interactive start, under tmux
+    tmux
+    # the bash completion loads on demand with it (it also works sourced alone)
+    bash-completion
     # the host integrations' tests (tests/host): sshd and the agent, gnupg,
     # an X server and clients, a private session bus with its filter and a
     # test notification service, the shells whose completions are tested

@@ -17,11 +17,16 @@ _tap_fail=0
 ok() {
     local status=$1
     shift
+    # One line each: a description holding command output (newlines and
+    # all) would be "Unknown TAP output" to meson.
+    local desc="$*"
+    desc=${desc//$'\n'/ }
+    desc=${desc//$'\r'/ }
     _tap_n=$((_tap_n + 1))
     if [ "$status" -eq 0 ]; then
-        echo "ok $_tap_n - $*"
+        echo "ok $_tap_n - $desc"
     else
-        echo "not ok $_tap_n - $*"
+        echo "not ok $_tap_n - $desc"
         _tap_fail=$((_tap_fail + 1))
     fi
 }
@@ -48,7 +53,7 @@ skip() {
     echo "ok $_tap_n # SKIP $*"
 }
 
-diag() { echo "# $*"; }
+diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 
 # skip_all REASON: the whole file does not apply here.
 skip_all() {

@@ -6,12 +6,16 @@
 #   3. the portable build (-Dplatform=posix: the core without any Linux part,
 #      the stub backend, the portable plugins): its unit and conformance tests;
 #   4. a clang ASan+UBSan build; unit, integration, conformance, git, proxy,
-#      browsers and fuzz suites.
+#      browsers and fuzz suites (not agents: the CLIs are node and native
+#      programs).
 # ASB_TEST_USER names the unprivileged user (created when missing).
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 WORK=${ASB_TEST_WORK:-$(mktemp -d "${TMPDIR:-/tmp}/asb-tests.XXXXXX")}
 mkdir -p "$WORK" && chmod 755 "$WORK"
+# The agents suite installs six CLIs from the npm registry: once per run,
+# shared by the builds (the unprivileged pass reads the root pass's install).
+export ASB_AGENT_CLIS=${ASB_AGENT_CLIS:-$WORK/agent-clis}
 failed=()
 
 step() { printf '\n=== %s\n' "$*"; }

@@ -175,6 +175,18 @@ struct asb_network {
 	0x4u /* no new user namespaces inside (a backend with its                                  \
 	      * own switch adds it as a second layer) */
 
+/* Did the agent's command start? The init helper (argv[0] of the plan when
+ * ASB_HARD_SECCOMP or ASB_HARD_LANDLOCK holds) says so to a backend that
+ * asks: when the variable ASB_INIT_STATUS_ENV in its environment names an
+ * fd it inherited, it removes the variable, writes "R" on that fd once the
+ * protections hold, right before it execs the agent's command (the fd is
+ * close-on-exec: the agent never holds it), and "E<errno>" after the "R"
+ * when that exec failed. A backend passes a pipe's write end and reads the
+ * other end in wait(): nothing means the sandbox failed before the agent's
+ * command (a setup failure, -errno); "R" alone, the exit status is the
+ * agent's. */
+#define ASB_INIT_STATUS_ENV "AGENTSANDBOX_INIT_STATUS_FD"
+
 /* Resource limits (setrlimit semantics); ASB_LIMIT_INFINITY = no limit. */
 #define ASB_LIMIT_NOFILE   0u
 #define ASB_LIMIT_NPROC    1u

@@ -18,7 +18,11 @@
  *
  * A path that does not exist inside is skipped: nothing is allowed there.
  * no_new_privs is set before either. Exit status 125 when a protection cannot
- * be applied. */
+ * be applied. With AGENTSANDBOX_INIT_STATUS_FD=N in the environment it
+ * reports on fd N that it reached the command ("R") and, if exec failed,
+ * why ("E<errno>"): include/agentsandbox/plugin.h, ASB_INIT_STATUS_ENV. */
+#include <agentsandbox/plugin.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -195,8 +199,31 @@ static int apply_landlock(int first, int sep, char **argv)
 	return 0;
 }
 
+/* The fd a backend asked for the status on (ASB_INIT_STATUS_ENV), or -1;
+ * close-on-exec from here on, and the variable gone from the agent's view. */
+static int status_fd(void)
+{
+	const char *v = getenv(ASB_INIT_STATUS_ENV);
+	if (!v)
+		return -1;
+	char *end;
+	long fd = strtol(v, &end, 10);
+	unsetenv(ASB_INIT_STATUS_ENV);
+	if (*end || end == v || fd < 3 || fd > 65535 || fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0)
+		return -1;
+	return (int)fd;
+}
+
+static void report(int fd, const char *what)
+{
+	if (fd >= 0)
+		while (write(fd, what, strlen(what)) < 0 && errno == EINTR)
+			;
+}
+
 int main(int argc, char **argv)
 {
+	int status = status_fd();
 	int sep = -1;
 	for (int i = 1; i < argc; i++)
 		if (strcmp(argv[i], "--") == 0) {
@@ -238,7 +265,12 @@ int main(int argc, char **argv)
 	/* Last: the filter may deny what setting up Landlock needed. */
 	if (seccomp && (r = install_seccomp(seccomp)) != 0)
 		return r;
+	report(status, "R");
 	execv(argv[sep + 1], argv + sep + 1);
-	fprintf(stderr, "%s: cannot run %s: %s\n", self, argv[sep + 1], strerror(errno));
-	return errno == ENOENT ? 127 : 126;
+	int e = errno;
+	char why[16];
+	snprintf(why, sizeof(why), "E%d", e);
+	report(status, why);
+	fprintf(stderr, "%s: cannot run %s: %s\n", self, argv[sep + 1], strerror(e));
+	return e == ENOENT ? 127 : 126;
 }

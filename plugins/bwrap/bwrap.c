@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #ifndef ASB_BWRAP_PATH
@@ -188,7 +189,7 @@ static int bwrap_init(const struct asb_host *host, struct asb_ctx *ctx, void **d
 	struct bwrap *b = calloc(1, sizeof(*b));
 	if (!b)
 		return -ENOMEM;
-	b->info[0] = b->info[1] = b->block[0] = b->block[1] = -1;
+	b->info[0] = b->info[1] = b->block[0] = b->block[1] = b->status[0] = b->status[1] = -1;
 	*data = b;
 	return 0;
 }
@@ -211,6 +212,8 @@ static void bwrap_fini(const struct asb_host *host, struct asb_ctx *ctx, void *d
 	close_fd(&b->info[1]);
 	close_fd(&b->block[0]);
 	close_fd(&b->block[1]);
+	close_fd(&b->status[0]);
+	close_fd(&b->status[1]);
 	free(b);
 }
 
@@ -223,6 +226,10 @@ static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void 
 	/* Holding the sandbox costs a round trip: only when the core needs it. */
 	if (r >= 0 && hold)
 		r = pipe_cloexec(b->block);
+	/* The init helper runs first inside: it tells whether the agent's
+	 * command was reached (setup failures are told apart from its status). */
+	if (r >= 0 && (host->plan_hardening(ctx) & (ASB_HARD_SECCOMP | ASB_HARD_LANDLOCK)))
+		r = pipe_cloexec(b->status);
 	return r;
 }
 
@@ -282,7 +289,19 @@ static int bwrap_release(const struct asb_host *host, struct asb_ctx *ctx, void 
 	struct bwrap *b = data;
 	if (b->block[1] < 0)
 		return 0;
+	/* bubblewrap may have failed setting up already: no SIGPIPE for that
+	 * (the launcher would die of it); wait() tells the user what happened. */
+	sigset_t pipe_set, old;
+	sigemptyset(&pipe_set);
+	sigaddset(&pipe_set, SIGPIPE);
+	sigprocmask(SIG_BLOCK, &pipe_set, &old);
 	int r = write_all(b->block[1], "x", 1);
+	if (r == -EPIPE) {
+		struct timespec none = {0, 0};
+		(void)sigtimedwait(&pipe_set, NULL, &none);
+		r = 0;
+	}
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	close_fd(&b->block[1]);
 	return r;
 }
@@ -327,15 +346,72 @@ static int bwrap_signal(const struct asb_host *host, struct asb_ctx *ctx, void *
 	return b->sandbox_pid > 0 && forward_to_children(b->sandbox_pid, sig) > 0 ? 0 : -ESRCH;
 }
 
+/* What the init helper reported (ASB_INIT_STATUS_ENV): 1 it reached the
+ * agent's command, 0 it did not, -errno the exec of the command failed. */
+static int read_status(struct bwrap *b)
+{
+	close_fd(&b->status[1]);
+	/* The sandbox has ended: what it wrote is there; never wait for more. */
+	int fl = fcntl(b->status[0], F_GETFL);
+	if (fl >= 0)
+		(void)fcntl(b->status[0], F_SETFL, fl | O_NONBLOCK);
+	char buf[32];
+	size_t len = 0;
+	for (;;) {
+		ssize_t n = read(b->status[0], buf + len, sizeof(buf) - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+		if (len >= sizeof(buf) - 1)
+			break;
+	}
+	buf[len] = '\0';
+	close_fd(&b->status[0]);
+	if (buf[0] != 'R')
+		return 0;
+	if (buf[1] == 'E') {
+		int e = atoi(buf + 2);
+		return e > 0 ? -e : -ENOEXEC;
+	}
+	return 1;
+}
+
 static int bwrap_wait(const struct asb_host *host, struct asb_ctx *ctx, void *data, int wstatus)
 {
-	(void)host;
-	(void)ctx;
 	struct bwrap *b = data;
 	read_info(b);
 	/* No pid reported: bubblewrap failed before the sandbox existed. */
 	if (b->sandbox_pid <= 0)
 		return -EIO;
+	if (b->status[0] >= 0) {
+		int reached = read_status(b);
+		if (reached == 0) {
+			host->log(
+			    ctx, ASB_LOG_ERROR,
+			    "the sandbox failed while it was being set up, before the agent's "
+			    "command ran (bubblewrap's or agentsandbox-init's message above "
+			    "says why; `agentsandbox --check` checks the config)");
+			return -EIO;
+		}
+		if (reached < 0) {
+			int argc = host->plan_argv_count(ctx);
+			const char *cmd = "the agent's command";
+			for (int i = 0; i + 1 < argc; i++)
+				if (strcmp(host->plan_argv_get(ctx, (uint32_t)i), "--") == 0) {
+					cmd = host->plan_argv_get(ctx, (uint32_t)i + 1);
+					break;
+				}
+			host->log(ctx, ASB_LOG_ERROR, "cannot run %s inside the sandbox: %s%s", cmd,
+			          strerror(-reached),
+			          reached == -ENOENT
+			              ? " (a script whose interpreter, e.g. node, is "
+			                "not in sandbox.packages?)"
+			              : "");
+			return reached;
+		}
+	}
 	if (WIFEXITED(wstatus))
 		return WEXITSTATUS(wstatus);
 	return WIFSIGNALED(wstatus) ? 128 + WTERMSIG(wstatus) : -EIO;

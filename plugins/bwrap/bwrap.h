@@ -19,6 +19,9 @@ struct bwrap {
 	 * info and waits on block until released. [0] read end, [1] write end. */
 	int info[2];
 	int block[2];
+	/* The init helper's report that it reached the agent's command
+	 * (ASB_INIT_STATUS_ENV), when the plan runs it. */
+	int status[2];
 	pid_t sandbox_pid; /* bubblewrap's pid 1 inside, once read from info */
 	bool info_done;
 };

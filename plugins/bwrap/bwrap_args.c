@@ -207,6 +207,12 @@ int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct 
 		if ((r = out_fd(host, ctx, b->block[0])) < 0)
 			return r;
 	}
+	if (b->status[1] >= 0) {
+		OUT("--setenv");
+		OUT(ASB_INIT_STATUS_ENV);
+		if ((r = out_fd(host, ctx, b->status[1])) < 0)
+			return r;
+	}
 	/* The environment reaches bubblewrap through execve, never argv: argv is
 	 * visible to every process on the host and lands in bwrap.args. */
 	OUT("--");

@@ -2,6 +2,7 @@
 #include "aftercare.h"
 
 #include <string.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -93,6 +94,9 @@ void placeholders_free(struct placeholders *p)
 		close(p->locks[i].fd);
 	free(p->items);
 	free(p->locks);
+	if (p->journal_fd > 0)
+		close(p->journal_fd);
+	free(p->journal);
 	*p = (struct placeholders){0};
 }
 
@@ -123,13 +127,113 @@ static void remove_one(const struct asb_host *host, struct asb_ctx *ctx,
 		          strerror(errno));
 }
 
+int placeholders_journal(struct placeholders *p, const char *dir, const char *id)
+{
+	if (p->n == 0)
+		return 0;
+	int r = mkdir_p(dir, 0700);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *tmp = NULL;
+	char *path = NULL;
+	if (asprintf(&tmp, "%s/.%s.tmp", dir, id) < 0 || asprintf(&path, "%s/%s", dir, id) < 0)
+		return -ENOMEM;
+	/* Locked before it has its name: a reaper never sees it unlocked. */
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	r = fd < 0 ? -errno : 0;
+	if (r == 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
+		r = -errno;
+	for (size_t i = 0; r == 0 && i < p->n; i++)
+		if (dprintf(fd, "%s %s\n", p->items[i].is_dir ? "d" : "f", p->items[i].path) < 0)
+			r = -EIO;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		if (fd >= 0) {
+			unlink(tmp);
+			close(fd);
+		}
+		free(path);
+		return r;
+	}
+	p->journal_fd = fd;
+	p->journal = path;
+	return 0;
+}
+
+/* One journal no launcher holds: 1 when everything it lists is gone. */
+static int reap_journal(const struct asb_host *host, struct asb_ctx *ctx, int dfd, const char *name)
+{
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return 0; /* its launcher still runs */
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	FILE *f = dup >= 0 ? fdopen(dup, "r") : NULL;
+	if (!f) {
+		if (dup >= 0)
+			close(dup);
+		return 0;
+	}
+	bool all_gone = true;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if ((line[0] != 'f' && line[0] != 'd') || line[1] != ' ' || line[2] != '/')
+			continue;
+		struct placeholders one = {0};
+		if (placeholders_add(&one, line + 2, line[0] == 'd') < 0) {
+			/* Its directory is gone: so is the placeholder. */
+			placeholders_free(&one);
+			continue;
+		}
+		one.locks[0].exclusive = flock(one.locks[0].fd, LOCK_EX | LOCK_NB) == 0;
+		struct stat st;
+		const char *base = strrchr(line + 2, '/') + 1;
+		if (fstatat(one.items[0].parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			host->log(ctx, ASB_LOG_INFO,
+			          "%s: a placeholder left by a launch that was killed", line + 2);
+			remove_one(host, ctx, &one, &one.items[0]);
+			all_gone &=
+			    fstatat(one.items[0].parent_fd, base, &st, AT_SYMLINK_NOFOLLOW) < 0;
+		}
+		placeholders_free(&one);
+	}
+	free(line);
+	fclose(f);
+	return all_gone;
+}
+
+void placeholders_reap(const struct asb_host *host, struct asb_ctx *ctx, const char *dir)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue; /* also a journal being written */
+		if (reap_journal(host, ctx, dirfd(d), de->d_name))
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+}
+
 void placeholders_cleanup(const struct asb_host *host, struct asb_ctx *ctx, struct placeholders *p)
 {
 	for (size_t i = 0; i < p->n_locks; i++)
 		p->locks[i].exclusive = flock(p->locks[i].fd, LOCK_EX | LOCK_NB) == 0;
 	/* Newest first: a masked file sits inside a placeholder directory. */
-	for (size_t i = p->n; i-- > 0;)
+	bool left = false;
+	for (size_t i = p->n; i-- > 0;) {
 		remove_one(host, ctx, p, &p->items[i]);
+		struct stat st;
+		left |= fstatat(p->items[i].parent_fd, base_name(p->items[i].path), &st,
+		                AT_SYMLINK_NOFOLLOW) == 0;
+	}
+	/* What is left (another sandbox used the repository) the next launch
+	 * removes, once the journal's lock is free. */
+	if (p->journal && !left)
+		unlink(p->journal);
 }
 
 /* A commondir the agent created in a git dir that had none: it would point

@@ -35,11 +35,27 @@ struct placeholders {
 	size_t n, cap;
 	struct dir_lock *locks;
 	size_t n_locks, cap_locks;
+	/* The journal: the paths, one per line, in a file of the state
+	 * directory that this launcher holds an exclusive flock on for its
+	 * whole life. A launcher killed outright (SIGKILL) cannot remove its
+	 * placeholders; its lock goes with it, and the next launch that finds
+	 * an unlocked journal removes what it lists (placeholders_reap). */
+	int journal_fd;
+	char *journal;
 };
 
 /* Record `path` (from rs_result.mounts, placeholder set) and lock its parent. */
 int placeholders_add(struct placeholders *p, const char *path, int is_dir);
-/* Remove those still empty, newest first; log what was done. */
+/* Write the journal of the placeholders recorded so far into `dir`
+ * (created 0700), named after `id`, and hold it locked. */
+int placeholders_journal(struct placeholders *p, const char *dir, const char *id);
+/* Remove what killed launches left: for every journal in `dir` that no
+ * living launcher holds, each listed path that is still an empty file or
+ * directory, when no sandbox uses its repository (the parent's lock);
+ * then the journal, once nothing it lists is left. */
+void placeholders_reap(const struct asb_host *host, struct asb_ctx *ctx, const char *dir);
+/* Remove those still empty, newest first; log what was done; drop the
+ * journal when none is left. */
 void placeholders_cleanup(const struct asb_host *host, struct asb_ctx *ctx, struct placeholders *p);
 void placeholders_free(struct placeholders *p);
 

@@ -228,6 +228,18 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 	struct git_state *g = data;
 	if (!g->protect)
 		return 0;
+	int64_t dry_run = 0;
+	(void)host->policy_int(ctx, "dry_run", &dry_run);
+	_cleanup_free_ char *journals = NULL;
+	const char *session = host->policy_string(ctx, "session_dir");
+	const char *slash = session ? strrchr(session, '/') : NULL;
+	if (!dry_run && slash &&
+	    asprintf(&journals, "%.*s/.git-placeholders", (int)(slash - session), session) < 0)
+		return -ENOMEM;
+	/* First what a killed launch left, so the scan sees those paths missing
+	 * again (and masks them anew) instead of taking them for the user's. */
+	if (journals)
+		placeholders_reap(host, ctx, journals);
 	int r = ensure_scanned(host, ctx, g);
 	if (r < 0)
 		return r;
@@ -272,6 +284,12 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 		          "%u directories bound over themselves so that they cannot be renamed "
 		          "away with the protections inside",
 		          pinned);
+	const char *id = host->policy_string(ctx, "session_id");
+	if (journals && id && (r = placeholders_journal(&g->placeholders, journals, id)) < 0) {
+		host->log(ctx, ASB_LOG_ERROR, "cannot record the placeholders in %s: %s", journals,
+		          strerror(-r));
+		return r;
+	}
 	g->applied = 1;
 	return 0;
 }

@@ -187,6 +187,14 @@ static int read_commondir(const char *gitdir, char **out)
 }
 
 /* A path the host trusts: bound read-only, or masked when it does not exist. */
+/* Can this user create an entry in `dir`? When not (a root-owned git dir,
+ * a read-only file system), nothing inside can either, and a mask there
+ * would make the backend fail creating its mount point: none is needed. */
+static bool creatable_in(const char *dir)
+{
+	return access(dir, W_OK) == 0 || (errno != EACCES && errno != EROFS && errno != EPERM);
+}
+
 static int protect_path(struct scan *s, const char *dir, const char *name, bool is_dir,
                         const char *why)
 {
@@ -196,6 +204,8 @@ static int protect_path(struct scan *s, const char *dir, const char *name, bool 
 	int k = path_kind(path);
 	if (k < 0)
 		return refuse(s, path, k);
+	if (k == 0 && !creatable_in(dir))
+		return 0;
 	if (k == 0)
 		return add_mount(s, is_dir ? RS_MASK_DIR : RS_MASK_FILE, path, 1, why);
 	if (k == 'l')
@@ -233,6 +243,8 @@ static int protect_nested(struct scan *s, const char *dir, const char *rel, cons
 		int k = path_kind(next);
 		if (k < 0)
 			return refuse(s, next, k);
+		if (k == 0 && !creatable_in(cur))
+			return 0;
 		if (k == 0) {
 			_cleanup_free_ char *full = path_join(dir, rel);
 			if (!full)

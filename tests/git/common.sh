@@ -28,6 +28,7 @@ sandbox: {
   packages = [ "git", "sh", "touch", "mkdir", "mv", "rm", "cat", "ls", "chmod", "sed", "grep" ];
   $env
 };
+network: { enabled = false; };   # networking is network.sh's
 ${2:-}
 CFGEOF
 }

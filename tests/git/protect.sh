@@ -103,6 +103,28 @@ done
 [ ! -e "$MARK" ]
 ok $? "host: no planted code ran (marker absent)"
 
+# A launcher killed outright cannot remove its placeholders; the next launch
+# does (under the journal's lock), and the repo is as it was.
+K=$TEST_TMP/killed
+mkrepo "$K"
+(cd "$K" && find .git | sort) >"$TEST_TMP/killed.before"
+"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$CFG" --workspace "$K" -- bash -c 'echo up > "$PWD/up.txt"; sleep 300' &
+pid=$!
+for _ in $(seq 100); do [ -e "$K/up.txt" ] && break; sleep 0.1; done
+kill -KILL $pid
+wait $pid 2>/dev/null
+rm -f "$K/up.txt"
+for _ in $(seq 50); do pgrep -f "up.txt; sleep 300" >/dev/null || break; sleep 0.1; done
+left=$(cd "$K" && find .git | sort | comm -13 "$TEST_TMP/killed.before" -)
+ok $([ -n "$left" ]; echo $?) "SIGKILL of the launcher leaves its placeholders ($(echo $left))"
+inside "$K" true
+ok $([ -z "$(cd "$K" && find .git | sort | comm -13 "$TEST_TMP/killed.before" -)" ]; echo $?) \
+    "the next launch removed what the killed one left"
+last_log | grep -q "a placeholder left by a launch that was killed"
+ok $? "launch.log says so"
+ok $([ -z "$(ls -A "$XDG_STATE_HOME/agentsandbox/.git-placeholders" 2>/dev/null)" ]; echo $?) \
+    "no placeholder journal is left once they are gone"
+
 # Control: without protection the same hook attack lands, and the host runs it.
 control='printf "#!/bin/sh\ntouch '"$MARK"'\n" > .git/hooks/pre-commit &&
   chmod +x .git/hooks/pre-commit && echo PLANTED hook-ws'

@@ -69,9 +69,14 @@ asb --completion bash >comp.bash
 asb --completion zsh >comp.zsh
 asb --completion fish >comp.fish
 check_fails "completion: an unknown shell is refused" -- asb --completion tcsh
+# The scripts run `agentsandbox sessions --paths` for session names: the
+# launcher on PATH under its own name.
+mkdir -p "$TEST_TMP/onpath"
+ln -sf "$ASB" "$TEST_TMP/onpath/agentsandbox"
 bash_complete() { # WORDS...: COMPREPLY of the generated function
-    bash -c '. ./comp.bash; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _agentsandbox; printf "%s\n" "${COMPREPLY[@]}"' _ "$@" | sort
+    PATH=$TEST_TMP/onpath:$PATH bash -c '. ./comp.bash; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); _agentsandbox; printf "%s\n" "${COMPREPLY[@]}"' _ "$@" | sort
 }
+last_session=$(basename "$(sessions | tail -1)")
 ok $([ "$(bash_complete agentsandbox --allow-s)" = --allow-ssh ]; echo $?) "bash: --allow-s completes to --allow-ssh"
 ok $([ "$(bash_complete agentsandbox --no-allow-gp)" = "--no-allow-gpg
 --no-allow-gpu" ]; echo $?) "bash: the --no- forms ($(bash_complete agentsandbox --no-allow-gp | tr '\n' ' '))"
@@ -82,7 +87,14 @@ ok $([ "$(bash_complete agentsandbox --backend b)" = bwrap ]; echo $?) "bash: --
 ok $([ "$(bash_complete agentsandbox --gui-display w)" = wayland ]; echo $?) "bash: a plugin option's values"
 ok $([ "$(bash_complete agentsandbox --browsers f)" = firefox ]; echo $?) "bash: --browsers as the old file did"
 touch a.cfg b.txt
-ok $([ "$(bash_complete agentsandbox -c '')" = a.cfg ]; echo $?) "bash: -c completes .cfg files"
+ok $([ "$(bash_complete agentsandbox -c a)" = a.cfg ]; echo $?) "bash: -c completes .cfg files"
+ok $([ "$(bash_complete agentsandbox -c my)" = myagent ]; echo $?) "bash: -c completes config names (-c NAME)"
+ok $([ "$(bash_complete agentsandbox sessions --)" = "--json
+--last
+--paths" ]; echo $?) "bash: a subcommand's own options ($(bash_complete agentsandbox sessions -- | tr '\n' ' '))"
+ok $(bash_complete agentsandbox allowlist --session '' | grep -qx "$last_session"; echo $?) "bash: allowlist --session completes session names"
+ok $([ "$(bash_complete agentsandbox init --f)" = --force ]; echo $?) "bash: init --force"
+ok $([ -z "$(bash_complete agentsandbox plugins --)" ]; echo $?) "bash: nothing after plugins"
 ok $(bash_complete agentsandbox -- '' | grep -qx b.txt; echo $?) "bash: after -- the agent's: files"
 ok $([ -z "$(bash_complete agentsandbox --env '')" ]; echo $?) "bash: --env takes free text"
 check "bash: the installed loader evals the launcher's script" -- bash -c \
@@ -90,7 +102,7 @@ check "bash: the installed loader evals the launcher's script" -- bash -c \
 
 # --- zsh -------------------------------------------------------------------------
 if command -v zsh >/dev/null; then
-    zc() { zsh "$SRC_ROOT/tests/host/zsh_complete.zsh" "$TEST_TMP/ws/comp.zsh" "$@" 2>/dev/null; }
+    zc() { PATH=$TEST_TMP/onpath:$PATH zsh "$SRC_ROOT/tests/host/zsh_complete.zsh" "$TEST_TMP/ws/comp.zsh" "$@" 2>/dev/null; }
     check "zsh: the script parses" -- zsh -n comp.zsh
     ok $([ "$(zc agentsandbox --allow-s)" = --allow-ssh ]; echo $?) "zsh: --allow-s completes to --allow-ssh ($(zc agentsandbox --allow-s | tr '\n' ' '))"
     ok $([ "$(zc agentsandbox my)" = myagent ]; echo $?) "zsh: the first word completes agents"
@@ -98,18 +110,29 @@ if command -v zsh >/dev/null; then
 both
 wayland
 x11" ]; echo $?) "zsh: a plugin option's values"
+    ok $([ "$(zc agentsandbox sessions --)" = "--json
+--last
+--paths" ]; echo $?) "zsh: a subcommand's own options ($(zc agentsandbox sessions -- | tr '\n' ' '))"
+    ok $(zc agentsandbox allowlist --session '' | grep -qx "$last_session"; echo $?) "zsh: allowlist --session completes session names"
+    ok $(zc agentsandbox init new | grep -qx newagent; echo $?) "zsh: init completes agents"
+    ok $(zc agentsandbox -c my | grep -qx myagent; echo $?) "zsh: -c completes config names"
 else
     skip "zsh is not installed"
 fi
 
 # --- fish ------------------------------------------------------------------------
 if command -v fish >/dev/null; then
-    fc() { fish -c "source comp.fish; complete -C '$*'" 2>/dev/null | cut -f1 | sort; }
+    fc() { PATH=$TEST_TMP/onpath:$PATH fish -c "source comp.fish; complete -C '$*'" 2>/dev/null | cut -f1 | sort; }
     check "fish: the script parses" -- fish -n comp.fish
     ok $([ "$(fc agentsandbox --allow-s)" = --allow-ssh ]; echo $?) "fish: --allow-s completes to --allow-ssh"
     ok $(fc agentsandbox my | grep -qx myagent; echo $?) "fish: the first word completes agents"
     ok $([ "$(fc agentsandbox --gui-display w)" = wayland ]; echo $?) "fish: a plugin option's values"
     ok $(fc agentsandbox init n | grep -qx newagent; echo $?) "fish: init completes agents"
+    ok $([ "$(fc agentsandbox sessions --)" = "--json
+--last
+--paths" ]; echo $?) "fish: a subcommand's own options ($(fc agentsandbox sessions -- | tr '\n' ' '))"
+    ok $(fc agentsandbox allowlist --session= | grep -qx -- "--session=$last_session"; echo $?) "fish: allowlist --session completes session names"
+    ok $(fc agentsandbox -c my | grep -qx myagent; echo $?) "fish: -c completes config names"
 else
     skip "fish is not installed"
 fi

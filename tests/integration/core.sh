@@ -20,8 +20,10 @@ sandbox: {
   packages = [ "git" ];
   rw_dirs = [ "\$HOME/.claude", "\$HOME/.agent-state" ];
   ro_dirs = [ "\$HOME/notes" ];
-  env = { FROM_CONFIG = "hello \$ASB_TEST_WHO"; EMPTY_ONE = "\${NOT_SET_ANYWHERE:-}"; };
+  env = { FROM_CONFIG = "hello \$ASB_TEST_WHO"; EMPTY_ONE = "\${NOT_SET_ANYWHERE:-}";
+          LITERAL_PW = "literal-secret-456"; };
 };
+network: { enabled = false; };   # networking is network.sh's
 CFG
 
 run() { asb -c "$TEST_TMP/basic.cfg" -- -c "$1"; }
@@ -130,16 +132,16 @@ err=$(asb -c "$TEST_TMP/basic.cfg" --bogus 2>&1)
 ok $([ $? -eq 125 ] && grep -q "unknown option --bogus" <<<"$err"; echo $?) "an unknown flag exits 125 with its name"
 err=$(AGENTSANDBOX_COMMON_TOOLS=perhaps asb -c "$TEST_TMP/basic.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q "AGENTSANDBOX_COMMON_TOOLS=perhaps" <<<"$err"; echo $?) "a bad boolean variable is an error"
-printf 'sandbox: { packages = [ "no-such-tool-asb" ]; command = "bash"; };\n' >"$TEST_TMP/nopkg.cfg"
+printf 'sandbox: { packages = [ "no-such-tool-asb" ]; command = "bash"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/nopkg.cfg"
 err=$(asb -c "$TEST_TMP/nopkg.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q 'nopkg.cfg:1: sandbox.packages: "no-such-tool-asb" was not found' <<<"$err"; echo $?) "a missing package is an error naming it"
-printf 'sandbox: { packages = [ "no-such-tool-asb?" ]; command = "bash"; };\n' >"$TEST_TMP/optpkg.cfg"
+printf 'sandbox: { packages = [ "no-such-tool-asb?" ]; command = "bash"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/optpkg.cfg"
 check "an optional package (name?) may be missing" -- asb -c "$TEST_TMP/optpkg.cfg" -- -c true
 mkdir -p "$TEST_TMP/prefix/bin" "$TEST_TMP/prefix/secret"
 printf '#!/bin/sh\necho from-prefix\n' >"$TEST_TMP/prefix/bin/hello-asb"
 chmod 755 "$TEST_TMP/prefix/bin/hello-asb"
 echo hidden >"$TEST_TMP/prefix/secret/file"
-printf 'sandbox: { packages = [ "%s" ]; command = "bash"; };\n' "$TEST_TMP/prefix" >"$TEST_TMP/dirpkg.cfg"
+printf 'sandbox: { packages = [ "%s" ]; command = "bash"; };\nnetwork: { enabled = false; };\n' "$TEST_TMP/prefix" >"$TEST_TMP/dirpkg.cfg"
 out=$(asb -c "$TEST_TMP/dirpkg.cfg" -- -c 'hello-asb; cat '"$TEST_TMP"'/prefix/secret/file 2>/dev/null || echo no-secret')
 ok $([ "$out" = "from-prefix
 no-secret" ]; echo $?) "a package directory puts its bin/ on PATH and exposes nothing else"
@@ -151,20 +153,100 @@ check "--allow-home permits it" -- sh -c "cd '$HOME' && '$ASB' --plugin-dir '$AS
 
 # A declared path inside the workspace that is a symlink out of it is refused.
 ln -s "$HOME/.ssh" "$WS/sneaky"
-printf 'sandbox: { command = "bash"; ro_dirs = [ "%s/sneaky" ]; };\n' "$WS" >"$TEST_TMP/sym.cfg"
+printf 'sandbox: { command = "bash"; ro_dirs = [ "%s/sneaky" ]; };\nnetwork: { enabled = false; };\n' "$WS" >"$TEST_TMP/sym.cfg"
 err=$(asb -c "$TEST_TMP/sym.cfg" -- -c 'cat '"$WS"'/sneaky/id_ed25519' 2>&1)
 ok $([ $? -eq 125 ] && grep -q "is a symlink to" <<<"$err"; echo $?) "a declared symlink escaping the workspace is refused"
 rm "$WS/sneaky"
 
+# --- finding and reading the config ---------------------------------------------
+mkdir -p "$XDG_CONFIG_HOME/agentsandbox"
+cp "$TEST_TMP/basic.cfg" "$XDG_CONFIG_HOME/agentsandbox/mine.cfg"
+out=$(asb -c mine --show-config 2>&1)
+ok $(grep -q "^config .*agentsandbox/mine.cfg  \[flag -c\]" <<<"$out"; echo $?) "-c NAME finds ~/.config/agentsandbox/NAME.cfg; the source is the flag"
+out=$(AGENTSANDBOX_CONFIG=mine asb --show-config 2>&1)
+ok $(grep -q "^config .*mine.cfg  \[env AGENTSANDBOX_CONFIG\]" <<<"$out"; echo $?) "... and AGENTSANDBOX_CONFIG=NAME, its source the variable"
+printf '{ "sandbox": { "command": "bash" } }\n' >"$TEST_TMP/cfg.json"
+err=$(asb -c "$TEST_TMP/cfg.json" --check 2>&1)
+ok $([ $? -eq 125 ] && grep -q "looks like JSON, but agentsandbox reads libconfig syntax" <<<"$err"; echo $?) "a JSON config gets a hint"
+err=$(asb -c "$TEST_TMP" --check 2>&1)
+ok $([ $? -eq 125 ] && grep -q "is a directory, not a config file" <<<"$err"; echo $?) "a directory as config says so"
+mkdir -p "$HOME/.local/bin" && printf '#!/bin/sh\necho tilde-ok\n' >"$HOME/.local/bin/tildecmd" && chmod 755 "$HOME/.local/bin/tildecmd"
+printf 'sandbox: { command = "~/.local/bin/tildecmd"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/tilde.cfg"
+ok $([ "$(asb -c "$TEST_TMP/tilde.cfg" 2>&1)" = tilde-ok ]; echo $?) "sandbox.command expands ~ (where Claude's installer puts it)"
+out=$(AGENTSANDBOX_NETWORK=0 asb -c "$TEST_TMP/basic.cfg" --show-config 2>&1)
+ok $(grep -q "^network.enabled = false  \[file .*(overridden, see above)" <<<"$out" && grep -q "^# will run: *bash" <<<"$out" &&
+    grep -q "^# network: *off" <<<"$out"; echo $?) "--show-config: a summary first; a file value a variable overrode says so"
+
+printf 'sandbox: {\n  comand = "bash";\n  packages = "git";\n  ro_dirs = [ "/no-such-dir-asb" ];\n  common_tools = 3;\n};\nnetwork: { enabled = 1; };\n' >"$TEST_TMP/many.cfg"
+err=$(asb -c "$TEST_TMP/many.cfg" 2>&1)
+ok $([ $? -eq 125 ] && [ "$(grep -c '^agentsandbox: .*many.cfg:[0-9]*: ' <<<"$err")" -eq 5 ] &&
+    grep -q "many.cfg:2: unknown key 'sandbox.comand'" <<<"$err" && grep -q "many.cfg:7: network.enabled" <<<"$err"; echo $?) \
+    "every config error at once, one a line with its file:line"
+printf 'sandbox: {\n  command = "no-such-cmd-asb";\n};\n' >"$TEST_TMP/nocmd.cfg"
+err=$(asb -c "$TEST_TMP/nocmd.cfg" 2>&1)
+ok $([ $? -eq 125 ] && grep -q 'nocmd.cfg:2: sandbox.command: "no-such-cmd-asb" was not found on PATH' <<<"$err"; echo $?) "a missing command: its entry's file:line"
+printf 'sandbox: {\n  command = "bash";\n  packages = [ "git",\n    "no-such-tool-asb" ];\n};\n' >"$TEST_TMP/nopkg2.cfg"
+err=$(asb -c "$TEST_TMP/nopkg2.cfg" 2>&1)
+ok $([ $? -eq 125 ] && grep -q 'nopkg2.cfg:4: sandbox.packages: "no-such-tool-asb"' <<<"$err"; echo $?) "a missing package: the line of its own entry"
+printf 'sandbox: {\n  command = "bash";\n  backend = "no-such-backend";\n};\n' >"$TEST_TMP/nobackend.cfg"
+err=$(asb -c "$TEST_TMP/nobackend.cfg" 2>&1)
+ok $([ $? -eq 125 ] && grep -q 'nobackend.cfg:3: sandbox.backend: backend "no-such-backend" was not found' <<<"$err"; echo $?) "an unknown backend: the file and line"
+
+# --- setup failures: 125, seen by --check where they can be --------------------
+printf 'sandbox: { command = "bash"; ro_dirs = [ "/" ]; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/rootro.cfg"
+out=$(asb -c "$TEST_TMP/rootro.cfg" --check 2>/dev/null)
+ok $([ $? -eq 125 ] && grep -q "^filesystem: CANNOT RUN HERE: .*rootro.cfg: sandbox.ro_dirs: / is bound read-only over the sandbox's /run/agentsandbox" <<<"$out"; echo $?) \
+    "--check refuses ro_dirs = [ \"/\" ], naming the entry"
+err=$(asb -c "$TEST_TMP/rootro.cfg" -- -c 'touch ran' 2>&1)
+ok $([ $? -eq 125 ] && [ ! -e ran ] && grep -q "sandbox.ro_dirs: / is bound read-only" <<<"$err"; echo $?) \
+    "a launch refuses it before anything starts: 125 ($err)"
+err=$(asb -c "$TEST_TMP/basic.cfg" --mount "ro:$TEST_TMP/outside:/proc/asb" --check 2>&1)
+ok $([ $? -eq 125 ] && grep -q "/proc/asb is inside the sandbox's /proc" <<<"$err"; echo $?) "--check refuses a mount inside /proc"
+# Left to the run: the backend fails after it started (here: a mount point
+# through the /bin symlink, on the read-only /usr). 125 and the reason, not
+# the agent's status.
+err=$(asb -c "$TEST_TMP/basic.cfg" --mount "ro:$TEST_TMP/outside:/bin/asb-x" -- -c 'touch ran' 2>&1)
+ok $([ $? -eq 125 ] && [ ! -e ran ] && grep -q "failed while it was being set up, before the agent's command ran" <<<"$err"; echo $?) \
+    "a backend failing after its start is a setup failure (125), not the agent's exit status"
+# ... also when the sandbox is held for its network to be wired (the
+# launcher once died of SIGPIPE there).
+printf 'sandbox: { command = "bash"; };\nnetwork: { allowed_domains = ( ); };\n' >"$TEST_TMP/held.cfg"
+err=$(asb -c "$TEST_TMP/held.cfg" --mount "ro:$TEST_TMP/outside:/bin/asb-x" -- -c 'touch ran' 2>&1)
+ok $([ $? -eq 125 ] && [ ! -e ran ] && grep -q "failed while it was being set up" <<<"$err"; echo $?) \
+    "a held sandbox failing after its start: 125 and why ($(tail -1 <<<"$err"))"
+mkdir -p "$TEST_TMP/noint" && printf '#!/nonexistent/interpreter\n' >"$TEST_TMP/noint/noint.sh" && chmod 755 "$TEST_TMP/noint/noint.sh"
+printf 'sandbox: { command = "%s"; };\nnetwork: { enabled = false; };\n' "$TEST_TMP/noint/noint.sh" >"$TEST_TMP/noint.cfg"
+err=$(asb -c "$TEST_TMP/noint.cfg" 2>&1)
+ok $([ $? -eq 125 ] && grep -q "cannot run /run/agentsandbox/bin/noint.sh inside the sandbox: No such file or directory (a script whose interpreter" <<<"$err"; echo $?) \
+    "a command that cannot be executed inside is a setup failure that says why ($err)"
+# A nested repo whose git dir this user cannot write: nothing inside can
+# create the protected files either, so none is masked (a mask would make
+# the backend fail creating its mount point there).
+mkdir -p "$WS/ro-nested" && git init -q "$WS/ro-nested" && chmod 0555 "$WS/ro-nested/.git"
+asb -c "$TEST_TMP/basic.cfg" -- -c 'exit 7' >/dev/null 2>&1
+ok $([ $? -eq 7 ] && [ ! -e "$WS/ro-nested/.git/config.worktree" ]; echo $?) \
+    "a nested repo with an unwritable .git: the agent runs, nothing is created there"
+chmod 0755 "$WS/ro-nested/.git" && rm -rf "$WS/ro-nested"
+
 # --- session directory --------------------------------------------------------
 rm -rf "$XDG_STATE_HOME/agentsandbox"
-TOKENVAL=super-secret-value-123 asb -c "$TEST_TMP/basic.cfg" --env "SOME_TOKEN=\$TOKENVAL" -- -c 'exit 3'
+TOKENVAL=super-secret-value-123 asb -c "$TEST_TMP/basic.cfg" --env "SOME_TOKEN=\$TOKENVAL" \
+    --env "FLAG_PW=flag-secret-789" -- -c 'exit 3'
 s=$(sessions | tail -1)
 ok $([ -n "$s" ] && [[ "$(basename "$s")" =~ ^[0-9]{8}T[0-9]{6}\.[0-9]{3}Z-[0-9]+-basic$ ]]; echo $?) "session dir is <timestamp>-<pid>-<name> ($(basename "$s"))"
 ok $(grep -q "agentsandbox .*session [0-9a-f-]\{36\}" "$s/launch.log"; echo $?) "launch.log has the version and session id"
 ok $(grep -q "exit status 3" "$s/launch.log"; echo $?) "launch.log records the exit status"
 ok $(grep -q -- "--unshare-user" "$s/bwrap.args"; echo $?) "bwrap.args holds the arguments, one per line"
-ok $(! grep -rq "super-secret-value-123\|hello tester" "$s"; echo $?) "no env values in the session directory"
+secrets='super-secret-value-123\|hello tester\|literal-secret-456\|flag-secret-789'
+ok $(! grep -rq "$secrets" "$s"; echo $?) "no env value (literal, expanded, --env) in any file of the session directory"
+out=$(asb -c "$TEST_TMP/basic.cfg" --env "FLAG_PW=flag-secret-789" --show-config 2>&1)
+ok $(! grep -q "$secrets" <<<"$out" && grep -q 'LITERAL_PW = <hidden: 18 chars; --reveal LITERAL_PW' <<<"$out" &&
+    grep -q 'FROM_CONFIG = <hidden: 12 chars; from \$ASB_TEST_WHO;' <<<"$out"; echo $?) "--show-config hides every env value, literal or expanded"
+out=$(asb -c "$TEST_TMP/basic.cfg" --show-config --reveal FROM_CONFIG 2>&1)
+ok $(grep -q '^FROM_CONFIG=hello tester$' <<<"$out" && ! grep -q literal-secret-456 <<<"$out"; echo $?) "--show-config --reveal KEY shows that value only"
+sed 's/^  command = "bash";/  command = "bash"; public_env = [ "LITERAL_PW" ];/' "$TEST_TMP/basic.cfg" >"$TEST_TMP/public.cfg"
+out=$(asb -c "$TEST_TMP/public.cfg" --show-config 2>&1)
+ok $(grep -q '^LITERAL_PW=literal-secret-456$' <<<"$out" && ! grep -q 'hello tester' <<<"$out"; echo $?) "sandbox.public_env marks a value as not secret"
 
 # --show-config: sources and the exact command
 out=$(AGENTSANDBOX_ALLOW_UNIX_SOCKETS=1 asb -c "$TEST_TMP/basic.cfg" --show-config --no-common-tools 2>&1)
@@ -179,6 +261,7 @@ ok $([ -z "$(sessions)" ] || [ "$(sessions | wc -l)" -eq 1 ]; echo $?) "--show-c
 FIX="$BUILD_ROOT/tests/fixtures"
 cat >"$TEST_TMP/probe.cfg" <<CFG
 sandbox: { command = "bash"; };
+network: { enabled = false; };
 plugins: { probe: { log = "$TEST_TMP/hooks.log"; }; };
 CFG
 out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe.cfg" -- -c 'cat /run/probe-marker; echo $ASB_PROBE; exit 5')
@@ -190,6 +273,7 @@ for stage in configure pre_mount env network pre_exec; do
     rm -f "$TEST_TMP/hooks.log"
     cat >"$TEST_TMP/probe-fail.cfg" <<CFG
 sandbox: { command = "bash"; };
+network: { enabled = false; };
 plugins: { probe: { log = "$TEST_TMP/hooks.log"; fail = "$stage"; }; };
 CFG
     err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-fail.cfg" -- -c 'touch ran' 2>&1)
@@ -202,6 +286,7 @@ ok $(grep -q "failing in pre_exec as asked" <<<"$err"; echo $?) "the plugin's er
 rm -f "$TEST_TMP/hooks.log"
 cat >"$TEST_TMP/probe-late.cfg" <<CFG
 sandbox: { command = "bash"; };
+network: { enabled = false; };
 plugins: { probe: { log = "$TEST_TMP/hooks.log"; late_change = true; }; };
 CFG
 err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-late.cfg" -- -c 'touch ran' 2>&1)
@@ -220,7 +305,7 @@ out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/pr
 ok $([ "$out" = "from a flag" ]; echo $?) "a plugin's own flag reaches it"
 out=$(AGENTSANDBOX_PROBE_NOTE="from the env" "$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe.cfg" -- -c 'echo "$ASB_PROBE_NOTE"')
 ok $([ "$out" = "from the env" ]; echo $?) "a plugin's own variable reaches it"
-printf 'plugins: { probe: { nope = 1; }; };\nsandbox: { command = "bash"; };\n' >"$TEST_TMP/probe-key.cfg"
+printf 'plugins: { probe: { nope = 1; }; };\nsandbox: { command = "bash"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/probe-key.cfg"
 err=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/probe-key.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q "probe-key.cfg:1: unknown key 'plugins.probe.nope'" <<<"$err"; echo $?) "unknown plugin keys are errors with file:line"
 for bad in badmagic badabi truncated abi1; do

@@ -127,8 +127,18 @@ out=$(asb -c "$TEST_TMP/derived.cfg" -- -c "
   done")
 ok $([ "$out" = "200/200 200/200 200/200 403/200 403/200 000/403 " ]; echo $?) "pasted, it allows what the session used and nothing else ($out)"
 
+# The derived session's denials never widen the list; its own entries stay.
+again=$("$ASB" allowlist 2>"$TEST_TMP/allowlist.err")
+ok $(! grep -q "c.test" <<<"$again" && grep -q "blocked requests are not turned into rules" <<<"$again" &&
+    grep -q "were allowed by the session's own entries, kept below" <<<"$again" &&
+    [ "$(grep -c 'domain = "a.test"' <<<"$again")" = "$(grep -c 'domain = "a.test"' <<<"$pasted")" ] &&
+    ! grep -q '"POST".*a.test\|a.test.*"POST"' <<<"$again"; echo $?) "allowlist: a later run's blocked requests never become rules"
+ok $(grep -q "reading session .*-derived$" "$TEST_TMP/allowlist.err"; echo $?) "allowlist says which session it read"
+by_name=$("$ASB" allowlist --session learn 2>/dev/null)
+ok $([ "$by_name" = "$block" ]; echo $?) "allowlist --session NAME picks the newest session of that name"
 err=$("$ASB" allowlist no-such-session 2>&1)
-ok $([ $? -eq 125 ] && grep -q "no-such-session/proxy.log" <<<"$err"; echo $?) "allowlist: an unknown session is a clear error"
+ok $([ $? -eq 125 ] && grep -q "no session no-such-session under" <<<"$err"; echo $?) "allowlist: an unknown session is a clear error"
+ok $([ -f "$(sessions | tail -1)allowed_domains.cfg" ]; echo $?) "the session records the entries it ran with"
 out=$(asb -c "$TEST_TMP/filtered.cfg" --check 2>/dev/null)
 ok $(grep -q "^network: filtered (filtering proxy on the sandbox's 127.0.0.1:3128)" <<<"$out"; echo $?) "--check names the network mode"
 
@@ -172,7 +182,18 @@ fi
 sleep 0.5
 
 # --- open ----------------------------------------------------------------------
-if command -v slirp4netns >/dev/null; then
+# The open mode needs its engine (slirp4netns and /dev/net/tun); where the
+# product refuses it, --check and a launch say why, and the tests skip with
+# that very message.
+printf 'sandbox: { name = "open"; command = "bash"; };\n' >"$TEST_TMP/open-probe.cfg"
+open_refusal=$(asb -c "$TEST_TMP/open-probe.cfg" --check 2>/dev/null | sed -n 's/^network: open: CANNOT RUN HERE: //p')
+if [ -n "$open_refusal" ]; then
+    err=$(asb -c "$TEST_TMP/open-probe.cfg" -- -c 'touch open-ran' 2>&1)
+    code=$?
+    ok $([ $code -eq 125 ] && [ ! -e open-ran ] && grep -qF "$open_refusal" <<<"$err" &&
+        [ "$(grep -c 'needs' <<<"$err")" -ge 1 ]; echo $?) "open: a launch refuses up front, with --check's reason"
+    skip "open mode: $open_refusal"
+elif command -v slirp4netns >/dev/null; then
     LOOP=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
     python3 -m http.server "$LOOP" --bind 127.0.0.1 >/dev/null 2>&1 &
     at_exit "kill $! 2>/dev/null"

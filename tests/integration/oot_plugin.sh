@@ -109,7 +109,7 @@ exported=$(nm -D --defined-only "$TEST_TMP/oot/hello.so" | awk '$2 == "T" {print
 ok $([ "$exported" = asb_plugin_entry ]; echo $?) "it exports exactly one function ($exported)"
 
 mkdir -p "$TEST_TMP/ws" && cd "$TEST_TMP/ws" || exit 1
-printf 'sandbox: { command = "bash"; };\nplugins: { hello: { greeting = "hi there"; }; };\n' >"$TEST_TMP/h.cfg"
+printf 'sandbox: { command = "bash"; };\nnetwork: { enabled = false; };\nplugins: { hello: { greeting = "hi there"; }; };\n' >"$TEST_TMP/h.cfg"
 out=$("$ASB" --plugin-dir "$TEST_TMP/oot" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/h.cfg" -- -c 'echo "$OOT_GREETING"; cat /run/oot')
 ok $([ "$out" = "hi there
 mounted" ]; echo $?) "it loads and its hooks shape the sandbox"
@@ -118,7 +118,7 @@ ok $(grep -q "^hello.says = hello" <<<"$out"; echo $?) "AGENTSANDBOX_PLUGIN_PATH
 ok $([ "$(pkg-config --variable=abi_major agentsandbox-plugin)" = 2 ]; echo $?) "the .pc carries the plugin ABI (2)"
 # Its own flag and variable (the core knows no plugin names); the flag loads
 # it without a config group.
-printf 'sandbox: { command = "bash"; };\n' >"$TEST_TMP/plain.cfg"
+printf 'sandbox: { command = "bash"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/plain.cfg"
 out=$("$ASB" --plugin-dir "$TEST_TMP/oot" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/plain.cfg" --hello-greeting "by flag" -- -c 'echo "$OOT_GREETING"')
 ok $([ "$out" = "by flag" ]; echo $?) "its declared flag loads it and sets its option"
 out=$(AGENTSANDBOX_HELLO_GREETING="by env" "$ASB" --plugin-dir "$TEST_TMP/oot" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/h.cfg" -- -c 'echo "$OOT_GREETING"')

@@ -7,7 +7,7 @@ command -v bwrap >/dev/null || skip_all "bwrap is not installed"
 WS="$TEST_TMP/ws"
 mkdir -p "$WS"
 cd "$WS" || exit 1
-printf 'sandbox: { name = "conc"; command = "bash"; };\n' >"$TEST_TMP/c.cfg"
+printf 'sandbox: { name = "conc"; command = "bash"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/c.cfg"
 
 pids=()
 for i in $(seq 30); do
@@ -35,7 +35,13 @@ ok $([ -d "$live_dir" ]; echo $?) "the running session's directory is never prun
 n=$(sessions | wc -l)
 ok $([ "$n" -eq 26 ]; echo $?) "25 newest + the live one are kept ($n)"
 out=$("$ASB" sessions)
-ok $(grep -q "$(basename "$live_dir")  (running)" <<<"$out"; echo $?) "agentsandbox sessions marks the running one"
+ok $(grep -q "  conc  .*  bash  .*  off  .*  running  .*$(basename "$live_dir")" <<<"$out"; echo $?) "agentsandbox sessions marks the running one"
+ok $(grep -q "^STARTED .* NAME .* COMMAND .* NETWORK .* STATUS .* DIRECTORY" <<<"$out" &&
+    grep -q "  conc  .*  bash  .*  off  .*  exit 0  " <<<"$out"; echo $?) "the table has time, name, command, network, status and directory"
+json=$("$ASB" sessions --json)
+ok $(python3 -c 'import json,sys; d=json.load(sys.stdin); r=[s for s in d if s["running"]]; assert len(d)==26 and len(r)==1 and r[0]["exit_status"] is None and all(s["command"]=="bash" and s["network"]=="off" for s in d); assert any(s["exit_status"]==0 for s in d)' <<<"$json"; echo $?) "sessions --json: every session, machine-readable"
+ok $([ "$("$ASB" sessions --paths | wc -l)" -eq 26 ] && [ "$("$ASB" sessions --paths | sed -n 1p)" = "$("$ASB" sessions --last)" ] &&
+    [ -d "$("$ASB" sessions --last)" ]; echo $?) "sessions --paths lists directories, --last the newest"
 touch stop
 wait $live
 "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/c.cfg" -- -c true

@@ -48,7 +48,7 @@ chmod 0755 "$TEST_TMP"
 cfg() {
     cat >"$TEST_TMP/$1.cfg" <<CFG
 sandbox: { name = "nix-test"; command = "sh"; };
-network: { unix_sockets = $3; };
+network: { enabled = false; unix_sockets = $3; };   # networking is network.sh's
 plugins: { nix: { allow = $2; ${4:-} }; };
 CFG
     chmod 0644 "$TEST_TMP/$1.cfg"
@@ -195,6 +195,7 @@ PKG=$(NIX_REMOTE=daemon nix-store --add "$TEST_TMP/pkg" 2>/dev/null)
 OTHER=$(NIX_REMOTE=daemon nix-store --add "$TEST_TMP/other" 2>/dev/null)
 cat >"$TEST_TMP/closure.cfg" <<CFG
 sandbox: { name = "nix-closure"; command = "sh"; packages = [ "$PKG" ]; };
+network: { enabled = false; };
 plugins: { nix: { allow = false; }; };
 CFG
 chmod 0644 "$TEST_TMP/closure.cfg"

@@ -237,8 +237,10 @@ ok $? "64 MiB streamed over intercepted HTTPS, peak RSS ${after} KiB"
 ok $? "WebSocket upgrade to an all-methods domain"
 [ "$(CLIENT ws tls ws.test "$SP" ca.pem /ws)" = "101 echo-ok" ]
 ok $? "WebSocket inside an intercepted tunnel"
-[ "$(CLIENT ws "http://b.test:$HP/ws")" = "403 method not allowed" ]
-ok $? "WebSocket refused where methods are restricted"
+[ "$(CLIENT ws "http://b.test:$HP/ws")" = "403 websocket needs an entry allowing every method" ]
+ok $? "WebSocket refused where methods are restricted, saying why"
+grep -q "allowed: GET ws.test:$HP/ws (websocket)" proxy.log && grep -q "blocked: GET b.test:$HP/ws (websocket needs an entry allowing every method)" proxy.log
+ok $? "proxy.log marks an allowed upgrade as one, and says why one was refused"
 
 # --- other ways to listen: an inherited socket, a unix socket ---
 python3 - "$ASB_PROXY" <<'PY' &

@@ -48,7 +48,9 @@ static void test_reads_and_path_writes(void **state)
 	expect_line(out, "{ domain = \"api.github.com\"; methods = [ \"GET\", \"HEAD\" ]; }");
 	expect_line(
 	    out, "{ domain = \"api.github.com\"; path = \"/graphql\"; methods = [ \"POST\" ]; }");
-	expect_line(out, "{ domain = \"example.org\"; methods = [ \"GET\" ]; }");
+	/* A denial never becomes a rule. */
+	assert_null(strstr(out, "example.org"));
+	expect_line(out, "# 1 blocked request is not turned into rules");
 	/* The path rule replaces the domain's policy under /v1: it keeps GET. */
 	expect_line(
 	    out,
@@ -75,7 +77,7 @@ static void test_empty(void **state)
 {
 	(void)state;
 	char *out = derive("nothing to see\n");
-	expect_line(out, "0 logged requests to 0 hosts");
+	expect_line(out, "0 allowed requests, 0 new hosts");
 	expect_line(out, "allowed_domains = (\n);");
 	free(out);
 }
@@ -131,7 +133,8 @@ static void test_injection(void **state)
 	assert_null(strstr(out, "inner.test"));
 	assert_null(strstr(out, "allow_private"));
 	assert_null(strstr(out, "a.test")); /* every a.test line was crafted */
-	expect_line(out, "# 15 request lines skipped");
+	expect_line(out, "# 14 request lines skipped");
+	expect_line(out, "# 1 blocked request is not turned into rules");
 	expect_line(out, "{ domain = \"ok.test\"; methods = [ \"GET\" ]; }");
 	expect_line(out,
 	            "{ domain = \"[::1]\"; methods = [ \"GET\" ]; ports = [ 80, 443, 8080 ]; }");
@@ -151,12 +154,100 @@ static void test_source_name(void **state)
 	assert_int_equal(allowlist_derive(in, out, "/x\nallowed_domains = ( \"*\" );\n#"), 1);
 	fclose(in);
 	fclose(out);
-	expect_line(buf, "# From /x?allowed_domains = ( \"*\" );?#: 1 logged request");
+	expect_line(buf, "# From /x?allowed_domains = ( \"*\" );?#: 1 allowed request");
 	struct netrules *r = parse_block(buf);
 	assert_int_equal(r->n_rules, 1);
 	assert_string_equal(r->rules[0].domain, "a.test");
 	netrules_free(r);
 	free(buf);
+}
+
+static struct netrules *rules_of(const char *text)
+{
+	config_t cfg;
+	config_init(&cfg);
+	if (!config_read_string(&cfg, text))
+		fail_msg("not a config: %s", text);
+	struct netrules *r = NULL;
+	char err[256] = "";
+	if (netrules_from_setting(config_lookup(&cfg, "network"), &r, err, sizeof(err)) < 0)
+		fail_msg("rules refused (%s)", err);
+	config_destroy(&cfg);
+	return r;
+}
+
+static char *derive_merged(const char *log, const struct netrules *session)
+{
+	FILE *in = fmemopen((void *)log, strlen(log), "r");
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *out = open_memstream(&buf, &len);
+	assert_true(allowlist_derive_merged(in, out, "test", session) >= 0);
+	fclose(in);
+	fclose(out);
+	return buf;
+}
+
+/* What the session already allowed stays as it was; only what its "*"
+ * decided is derived; the catch-all is left out, as a comment. */
+static void test_merge_with_session(void **state)
+{
+	(void)state;
+	struct netrules *session = rules_of(
+	    "network: { allowed_domains = ( { domain = \"api.github.com\"; methods = [ \"GET\", "
+	    "\"POST\" ]; }, { domain = \"a.test\"; path = \"/up\"; methods = [ \"PUT\" ]; "
+	    "ports = [ 8443 ]; allow_private = true; }, \"*\" ); };");
+	char *out = derive_merged("t allowed: POST api.github.com/graphql\n"
+	                          "t allowed: GET api.github.com/user\n"
+	                          "t allowed: PUT a.test:8443/up/x\n"
+	                          "t allowed: GET a.test:8443/other\n"
+	                          "t allowed: GET new.test/x\n"
+	                          "t blocked: DELETE api.github.com/x (method not allowed)\n",
+	                          session);
+	/* No path rule for /graphql: it would replace the GET and POST allowed. */
+	expect_line(out, "{ domain = \"api.github.com\"; methods = [ \"GET\", \"POST\" ]; }");
+	assert_null(strstr(out, "/graphql"));
+	expect_line(out, "{ domain = \"a.test\"; path = \"/up\"; methods = [ \"PUT\" ]; ports = [ "
+	                 "8443 ]; allow_private = true; }");
+	/* a.test's other path was the catch-all's: a domain rule of its own. */
+	expect_line(out,
+	            "{ domain = \"a.test\"; methods = [ \"GET\" ]; ports = [ 80, 443, 8443 ]; }");
+	expect_line(out, "{ domain = \"new.test\"; methods = [ \"GET\" ]; }");
+	expect_line(out, "# 3 of them were allowed by the session's own entries");
+	expect_line(out, "#   { domain = \"*\"; }");
+	assert_null(strstr(out, "DELETE"));
+	char *text = str_printf("network: {\n%s};\n", out);
+	struct netrules *r = rules_of(text);
+	assert_int_equal(r->n_rules, 4);
+	netrules_free(r);
+	free(text);
+	netrules_free(session);
+	free(out);
+}
+
+/* An allowed upgrade keeps working: its rule allows every method; a write at
+ * the root never becomes the path rule "/" (it would cover every path). */
+static void test_websocket_and_root(void **state)
+{
+	(void)state;
+	char *out = derive("t allowed: GET chat.test/backend/ws (websocket)\n"
+	                   "t allowed: GET chat.test/models\n"
+	                   "t allowed: GET root.test/x\n"
+	                   "t allowed: POST root.test/\n"
+	                   "t allowed: GET all.test/ (websocket)\n");
+	expect_line(out,
+	            "# a WebSocket upgrade was allowed: every method\n  { domain = \"chat.test\"; "
+	            "path = \"/backend\"; }");
+	expect_line(out, "{ domain = \"chat.test\"; methods = [ \"GET\" ]; }");
+	expect_line(out, "{ domain = \"root.test\"; methods = [ \"GET\", \"POST\" ]; }");
+	expect_line(out, "{ domain = \"all.test\"; }");
+	assert_null(strstr(out, "path = \"/\""));
+	struct netrules *r = parse_block(out);
+	struct netrules_decision d;
+	netrules_match(r, "chat.test", "GET", "/backend/ws", &d);
+	assert_true(d.verdict == NETRULES_ALLOW && netrules_all_methods(d.rule));
+	netrules_free(r);
+	free(out);
 }
 
 /* Lines of random bytes around the real shape: the block always parses, and only
@@ -195,6 +286,8 @@ int main(void)
 	    cmocka_unit_test(test_injection),
 	    cmocka_unit_test(test_source_name),
 	    cmocka_unit_test(test_random_lines),
+	    cmocka_unit_test(test_merge_with_session),
+	    cmocka_unit_test(test_websocket_and_root),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -29,9 +29,10 @@
             outName = "claude-sandboxed";
             allowedPackages = commonTools;
             rwDirs = [ "$HOME/.claude" ];
-            roFiles = [ "$HOME/.config/git/config" ];
+            # Your git identity, read-only, once you have one (a missing path is an error):
+            # roFiles = [ "$HOME/.config/git/config" ];
             env = {
-              CLAUDE_CODE_OAUTH_TOKEN = "$CLAUDE_CODE_OAUTH_TOKEN";
+              CLAUDE_CODE_OAUTH_TOKEN = "\${CLAUDE_CODE_OAUTH_TOKEN:-}"; # unset inside when you have none
               CLAUDE_CONFIG_DIR = "$HOME/.claude";
             };
             allowedDomains = {

@@ -27,13 +27,17 @@
             pkg = pkgs.codex;
             binName = "codex";
             outName = "codex-sandboxed";
-            # Codex sandboxes itself and the two cannot nest: run
-            # `codex-sandboxed -s danger-full-access` and let agentsandbox do it.
+            # Codex sandboxes itself and the two cannot nest: it runs with
+            # -s danger-full-access and lets agentsandbox do it. --no-daemon:
+            # its interactive mode would start a detached app-server it talks
+            # to over a unix socket and watches with ps (examples/codex.cfg).
+            args = [ "--no-daemon" "-s" "danger-full-access" "-a" "never" ];
             allowedPackages = commonTools;
             rwDirs = [ "$HOME/.codex" ];
-            roFiles = [ "$HOME/.config/git/config" ];
+            # Your git identity, read-only, once you have one (a missing path is an error):
+            # roFiles = [ "$HOME/.config/git/config" ];
             env = {
-              OPENAI_API_KEY = "$OPENAI_API_KEY";
+              OPENAI_API_KEY = "\${OPENAI_API_KEY:-}"; # unset inside when you have none
               CODEX_HOME = "$HOME/.codex";
             };
             allowedDomains = {

@@ -29,9 +29,10 @@
             outName = "copilot-sandboxed";
             allowedPackages = commonTools;
             rwDirs = [ "$HOME/.copilot" ];
-            roFiles = [ "$HOME/.config/git/config" ];
+            # Your git identity, read-only, once you have one (a missing path is an error):
+            # roFiles = [ "$HOME/.config/git/config" ];
             env = {
-              GH_TOKEN = "$GH_TOKEN";
+              GH_TOKEN = "\${GH_TOKEN:-}"; # unset inside when you have none
             };
             allowedDomains = {
               "githubcopilot.com" = "*";

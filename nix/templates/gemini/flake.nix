@@ -29,9 +29,10 @@
             outName = "gemini-sandboxed";
             allowedPackages = commonTools;
             rwDirs = [ "$HOME/.gemini" ];
-            roFiles = [ "$HOME/.config/git/config" ];
+            # Your git identity, read-only, once you have one (a missing path is an error):
+            # roFiles = [ "$HOME/.config/git/config" ];
             env = {
-              GEMINI_API_KEY = "$GEMINI_API_KEY";
+              GEMINI_API_KEY = "\${GEMINI_API_KEY:-}"; # unset inside when you have none
             };
             allowedDomains = {
               "googleapis.com" = "*";

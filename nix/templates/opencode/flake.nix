@@ -29,9 +29,10 @@
             outName = "opencode-sandboxed";
             allowedPackages = commonTools;
             rwDirs = [ "$HOME/.config/opencode" "$HOME/.local/share/opencode" "$HOME/.cache/opencode" ];
-            roFiles = [ "$HOME/.config/git/config" ];
+            # Your git identity, read-only, once you have one (a missing path is an error):
+            # roFiles = [ "$HOME/.config/git/config" ];
             env = {
-              ANTHROPIC_API_KEY = "$ANTHROPIC_API_KEY";
+              ANTHROPIC_API_KEY = "\${ANTHROPIC_API_KEY:-}"; # unset inside when you have none
             };
             allowedDomains = {
               "opencode.ai" = "*";

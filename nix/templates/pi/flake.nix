@@ -29,9 +29,10 @@
             outName = "pi-sandboxed";
             allowedPackages = commonTools;
             rwDirs = [ "$HOME/.pi" ];
-            roFiles = [ "$HOME/.config/git/config" ];
+            # Your git identity, read-only, once you have one (a missing path is an error):
+            # roFiles = [ "$HOME/.config/git/config" ];
             env = {
-              ANTHROPIC_API_KEY = "$ANTHROPIC_API_KEY";
+              ANTHROPIC_API_KEY = "\${ANTHROPIC_API_KEY:-}"; # unset inside when you have none
             };
             allowedDomains = {
               "anthropic.com" = "*";
