@@ -110,7 +110,9 @@ check_fails "ssh: a malformed fingerprint is a config error" -- \
 # --- the broker dies with the launcher ----------------------------------------
 brokers() { pgrep -f "agentsandbox-broker ssh-agent --upstream $TEST_TMP/agent.sock" | tr '\n' ' '; }
 ok $([ -z "$(brokers)" ]; echo $?) "ssh: no broker is left after the launches ($(brokers))"
-"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/ssh.cfg" --allow-ssh -- -c 'sleep 30' &
+# A sleep of its own length: the one this test may clean up after.
+nap=29.$$
+"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/ssh.cfg" --allow-ssh -- -c "sleep $nap" &
 launcher=$!
 for _ in $(seq 50); do [ -n "$(brokers)" ] && break; sleep 0.1; done
 ok $([ -n "$(brokers)" ]; echo $?) "ssh: the broker runs while the sandbox does"
@@ -118,6 +120,6 @@ kill -KILL $launcher
 wait $launcher 2>/dev/null
 for _ in $(seq 50); do [ -z "$(brokers)" ] && break; sleep 0.1; done
 ok $([ -z "$(brokers)" ]; echo $?) "ssh: SIGKILL of the launcher takes the broker with it ($(brokers))"
-pkill -KILL -f "^sleep 30$" 2>/dev/null
+for p in $(pgrep -x -f "sleep $nap"); do kill -KILL "$p" 2>/dev/null; done
 
 done_testing
