@@ -21,7 +21,7 @@ struct broker {
 	const char *log_path; /* lines for the session (opened per line) */
 	struct strv keys;     /* ssh: allowed SHA256 fingerprints (empty: all) */
 	struct strv roots;    /* docker: paths binds may name */
-	const char *label;    /* docker: the label marking this session's containers */
+	const char *label;    /* docker: this session's value of the label its containers get */
 };
 
 /* One log line, prefixed with the time; bytes outside printable ASCII and
@@ -38,5 +38,8 @@ int upstream_connect(const struct broker *b);
 int ssh_agent_serve(const struct broker *b, int client);
 int gpg_agent_serve(const struct broker *b, int client);
 int docker_serve(const struct broker *b, int client);
+
+/* The end of the session (docker): remove the containers it made. */
+int docker_reap(const struct broker *b);
 
 #endif

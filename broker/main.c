@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* agentsandbox-broker MODE --upstream SOCKET [--log FILE] [--key SHA256:...]
- *                     [--root DIR] [--label K=V] [--sync-fd=N]
- * fd 3: the listening socket (made by the plugin, exposed inside). */
+ *                     [--root DIR] [--label SESSION] [--sync-fd=N]
+ * fd 3: the listening socket (made by the plugin, exposed inside). It ends
+ * on SIGTERM or when the launcher is gone (the sync pipe); the docker
+ * broker first removes the session's containers. */
 #include "broker.h"
 
 #include <errno.h>
@@ -17,6 +19,14 @@
 #include <time.h>
 
 #define LISTEN_FD 3
+
+static volatile sig_atomic_t terminated;
+
+static void on_term(int sig)
+{
+	(void)sig;
+	terminated = 1;
+}
 
 void blog(const struct broker *b, const char *fmt, ...)
 {
@@ -86,7 +96,7 @@ int upstream_connect(const struct broker *b)
 static int usage(void)
 {
 	fputs("usage: agentsandbox-broker ssh-agent|gpg-agent|docker --upstream SOCKET "
-	      "[--log FILE] [--key SHA256:FP]... [--root DIR]... [--label K=V] [--sync-fd=N]\n"
+	      "[--log FILE] [--key SHA256:FP]... [--root DIR]... [--label SESSION] [--sync-fd=N]\n"
 	      "Serves the listening socket it inherits as fd 3.\n",
 	      stderr);
 	return 2;
@@ -129,7 +139,7 @@ int main(int argc, char **argv)
 		serve = gpg_agent_serve;
 	else if (strcmp(b.mode, "docker") == 0)
 		serve = docker_serve;
-	if (!serve || !b.upstream)
+	if (!serve || !b.upstream || (serve == docker_serve && !b.label))
 		return usage();
 	int type = 0;
 	socklen_t tl = sizeof(type);
@@ -144,6 +154,9 @@ int main(int argc, char **argv)
 	struct sigaction sa = {.sa_handler = SIG_IGN, .sa_flags = SA_NOCLDWAIT};
 	sigaction(SIGCHLD, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	/* no SA_RESTART: poll returns, and the loop ends */
+	struct sigaction term = {.sa_handler = on_term};
+	sigaction(SIGTERM, &term, NULL);
 	pid_t self = getpid();
 	if (sync_fd >= 0) {
 		(void)fcntl(sync_fd, F_SETFD, FD_CLOEXEC);
@@ -151,7 +164,7 @@ int main(int argc, char **argv)
 			return 1;
 	}
 	blog(&b, "%s broker: serving, upstream %s", b.mode, b.upstream);
-	for (;;) {
+	while (!terminated) {
 		struct pollfd p[2] = {{.fd = LISTEN_FD, .events = POLLIN},
 		                      {.fd = sync_fd, .events = 0}};
 		int n = poll(p, sync_fd >= 0 ? 2 : 1, -1);
@@ -161,7 +174,7 @@ int main(int argc, char **argv)
 			return 1;
 		/* The launcher's end of the sync pipe is gone: so is the launch. */
 		if (sync_fd >= 0 && (p[1].revents & (POLLERR | POLLHUP)))
-			return 0;
+			break;
 		if (!(p[0].revents & POLLIN))
 			continue;
 		int c = accept4(LISTEN_FD, NULL, NULL, SOCK_CLOEXEC);
@@ -175,9 +188,15 @@ int main(int argc, char **argv)
 			close(LISTEN_FD);
 			if (sync_fd >= 0)
 				close(sync_fd);
+			signal(SIGTERM, SIG_DFL);
 			serve(&b, c);
 			_exit(0);
 		}
 		close(c);
 	}
+	if (serve == docker_serve)
+		(void)docker_reap(&b);
+	strv_clear(&b.keys);
+	strv_clear(&b.roots);
+	return 0;
 }
