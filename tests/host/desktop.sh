@@ -113,4 +113,10 @@ else
     skip "notifications: dbus-daemon, notify-send, xdg-dbus-proxy or python3-dbus/gi is not installed"
 fi
 
+# --- truecolor: COLORTERM (and TERM) pass through, with or without a flag --------
+out=$(COLORTERM=truecolor TERM=xterm-256color inside -- -c 'echo "$COLORTERM $TERM"')
+ok $([ "$out" = "truecolor xterm-256color" ]; echo $?) "desktop: COLORTERM and TERM pass through ($out)"
+out=$(env -u COLORTERM "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/d.cfg" -- -c 'echo "${COLORTERM-unset}"')
+ok $([ "$out" = unset ]; echo $?) "desktop: and stay unset when the terminal sets none ($out)"
+
 done_testing
