@@ -22,6 +22,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 
 #define MAX_HEAD    (64 * 1024)
 #define MAX_HEADERS 100
@@ -556,7 +557,9 @@ static char *resolve(const char *path, void *ud)
 	char real[PATH_MAX];
 	if (realpath(path, real))
 		return strdup(real);
-	if (errno != ENOENT)
+	struct stat st;
+	/* a dangling link: where it would lead is not for the filter to guess */
+	if (errno != ENOENT || lstat(path, &st) == 0)
 		return NULL;
 	/* The daemon makes a missing bind source: where it would be. */
 	const char *slash = strrchr(path, '/');
@@ -612,10 +615,19 @@ static int decide(const struct broker *b, struct rd *r, const struct request *q,
 	case DR_CREATE: {
 		char *out = NULL;
 		size_t ol = 0;
-		struct docker_policy p = {(const char *const *)b->roots.v, b->roots.n, b->label,
-		                          resolve, NULL};
-		if ((e = docker_check_create(&p, pl->body, pl->body_len, &out, &ol, &pl->note, why,
-		                             why_len)) < 0)
+		/* the roots as the bind sources are compared: resolved */
+		struct strv roots = {0};
+		for (size_t i = 0; e >= 0 && i < b->roots.n; i++) {
+			char *real = resolve(b->roots.v[i], NULL);
+			e = real ? strv_push_take(&roots, real) : strv_push(&roots, b->roots.v[i]);
+		}
+		struct docker_policy p = {(const char *const *)roots.v, roots.n, b->label, resolve,
+		                          NULL};
+		if (e >= 0)
+			e = docker_check_create(&p, pl->body, pl->body_len, &out, &ol, &pl->note,
+			                        why, why_len);
+		strv_clear(&roots);
+		if (e < 0)
 			return e;
 		free(pl->body);
 		pl->body = out;

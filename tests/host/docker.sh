@@ -86,6 +86,9 @@ refused "a named volume" '{"Image":"alpine","HostConfig":{"Binds":["hostdata:/d"
 ln -sfn / "$WS/escape"
 refused "a bind through a link in the workspace that leads out of it" \
     "{\"Image\":\"alpine\",\"HostConfig\":{\"Binds\":[\"$WS/escape/etc:/e\"]}}" "-> /etc"
+ln -sfn "/nonexistent-$$/dir" "$WS/dangling"
+refused "a bind through a dangling link" \
+    "{\"Image\":\"alpine\",\"HostConfig\":{\"Binds\":[\"$WS/dangling/x:/e\"]}}" "cannot be resolved"
 
 # --- refused: other routes ---------------------------------------------------------
 before=$(requests)
