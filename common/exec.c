@@ -132,6 +132,25 @@ int exec_self_dir(char *out, size_t len)
 	return 0;
 }
 
+int exec_self(char **out)
+{
+	char dir[PATH_MAX];
+	if (exec_self_dir(dir, sizeof(dir)) < 0)
+		return -ENOENT;
+#ifdef __APPLE__
+	char buf[PATH_MAX];
+	uint32_t size = sizeof(buf);
+	if (_NSGetExecutablePath(buf, &size) != 0 || !realpath(buf, dir))
+		return -ENOENT;
+#else
+	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);
+	if (n <= 0)
+		return -ENOENT;
+	dir[n] = '\0';
+#endif
+	return (*out = strdup(dir)) ? 0 : -ENOMEM;
+}
+
 int exec_find_helper(const char *name, char **out)
 {
 	char self[PATH_MAX];

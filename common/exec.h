@@ -30,6 +30,8 @@ int exec_check_trusted(const char *path, char *why, size_t why_len);
  * proxy/, linux/ and broker/ subdirectories), else in the installed libexec
  * directory. -ENOENT when neither has it. */
 int exec_find_helper(const char *name, char **out);
+/* The running launcher's own executable (resolved). */
+int exec_self(char **out);
 
 /* The directory of the running program (realpath on macOS). */
 int exec_self_dir(char *out, size_t len);

@@ -295,3 +295,49 @@ int fds_cloexec_from(int lowfd)
 	closedir(d);
 	return 0;
 }
+
+static bool fd_kept(int fd, const int *keep, size_t n_keep)
+{
+	for (size_t i = 0; i < n_keep; i++)
+		if (keep[i] == fd)
+			return true;
+	return false;
+}
+
+int fds_close_except(int lowfd, const int *keep, size_t n_keep)
+{
+#if defined(__APPLE__)
+	const char *dir = "/dev/fd";
+#else
+	const char *dir = "/proc/self/fd";
+#endif
+	DIR *d = opendir(dir);
+	if (!d) {
+		long max = sysconf(_SC_OPEN_MAX);
+		for (int fd = lowfd; fd < (max > 0 && max < 65536 ? max : 65536); fd++)
+			if (!fd_kept(fd, keep, n_keep))
+				(void)close(fd);
+		return 0;
+	}
+	/* Collect first: closing while the directory is read would change it. */
+	int found[256];
+	size_t n = 0;
+	bool more = false;
+	int self = dirfd(d);
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		char *end;
+		long fd = strtol(de->d_name, &end, 10);
+		if (*end || fd < lowfd || fd == self || fd_kept((int)fd, keep, n_keep))
+			continue;
+		if (n == ARRAY_SIZE(found)) {
+			more = true;
+			break;
+		}
+		found[n++] = (int)fd;
+	}
+	closedir(d);
+	for (size_t i = 0; i < n; i++)
+		(void)close(found[i]);
+	return more ? fds_close_except(lowfd, keep, n_keep) : 0;
+}

@@ -102,5 +102,8 @@ int accept_cloexec(int fd, bool nonblock);
 /* Every fd from `lowfd` up: close-on-exec (what this process inherited and
  * must not hand on). */
 int fds_cloexec_from(int lowfd);
+/* In a forked child that does not exec (close-on-exec does not apply
+ * there): close every fd from `lowfd` up except the `n_keep` in `keep`. */
+int fds_close_except(int lowfd, const int *keep, size_t n_keep);
 
 #endif

@@ -4,6 +4,7 @@
 #include "agents.h"
 #include "log.h"
 #include "options.h"
+#include "termfilter.h"
 
 #include <errno.h>
 #include <stddef.h>
@@ -287,6 +288,10 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 			c->shell = true;
 			continue;
 		}
+		if (strcmp(arg, "--accept-config-change") == 0) {
+			c->accept_config_change = true;
+			continue;
+		}
 		if ((r = want_value(argc, argv, &i, "--completion", &v)) != 0) {
 			if (r < 0 || (r = set_str(&c->completion, v)) < 0)
 				return r;
@@ -334,6 +339,11 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 		}
 		if ((r = want_value(argc, argv, &i, "--reveal", &v)) != 0) {
 			if (r < 0 || (r = strv_push(&c->reveal, v)) < 0)
+				return r;
+			continue;
+		}
+		if ((r = want_value(argc, argv, &i, "--terminal-allow", &v)) != 0) {
+			if (r < 0 || (r = strv_push(&c->terminal_allow, v)) < 0)
 				return r;
 			continue;
 		}
@@ -424,6 +434,7 @@ void cli_free(struct cli *c)
 	strv_clear(&c->accept_weaker);
 	strv_clear(&c->reveal);
 	free(c->session);
+	strv_clear(&c->terminal_allow);
 	strv_clear(&c->plugin_opts);
 	free(c->agent);
 	free(c->completion);
@@ -703,6 +714,26 @@ int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy 
 			return -EINVAL;
 		if ((r = apply_plugin_value(p, plugin, o, value, SRC_FLAG, flag)) < 0)
 			return r;
+	}
+	p->accept_config_change = p->accept_config_change || c->accept_config_change;
+	/* --terminal-allow A,B (repeatable) adds to the file's list. */
+	for (size_t i = 0; i < c->terminal_allow.n; i++) {
+		_cleanup_free_ char *copy = strdup(c->terminal_allow.v[i]);
+		char *save = NULL;
+		if (!copy)
+			return -ENOMEM;
+		for (char *tok = strtok_r(copy, ",", &save); tok;
+		     tok = strtok_r(NULL, ",", &save)) {
+			if (!termfilter_class(tok)) {
+				err_set("--terminal-allow %s: not a sequence class (%s)", tok,
+				        TERMINAL_CLASSES);
+				return -EINVAL;
+			}
+			if (!strv_contains(&p->terminal_allow.items, tok) &&
+			    (r = strv_push(&p->terminal_allow.items, tok)) < 0)
+				return r;
+		}
+		p->terminal_allow.source = SRC_FLAG;
 	}
 	if (c->accept_weaker.n) {
 		for (size_t i = 0; i < c->accept_weaker.n; i++)

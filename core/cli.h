@@ -41,6 +41,8 @@ struct cli {
 	 * [--session NAME]. */
 	int list_format; /* SESSIONS_* (subcommands.h) */
 	char *session;
+	bool accept_config_change;
+	struct strv terminal_allow; /* --terminal-allow, as given */
 	bool have_agent_args;
 	struct strv agent_args;
 	/* `agentsandbox AGENT`, a link named AGENT, `init AGENT` (core/agents.c) */

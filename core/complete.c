@@ -4,6 +4,7 @@
 #include "agents.h"
 #include "log.h"
 #include "options.h"
+#include "termfilter.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -22,6 +23,7 @@ struct flag {
 typedef void (*flag_fn)(FILE *f, const struct flag *fl, void *ud);
 
 static char backends[512];
+static char terminal_classes[256];
 
 static void each_flag(const struct catalog *plugins, flag_fn fn, FILE *f, void *ud)
 {
@@ -32,6 +34,9 @@ static void each_flag(const struct catalog *plugins, flag_fn fn, FILE *f, void *
 		if (o->arg == OPT_ARG_BACKEND) {
 			fl.arg = OPT_ARG_WORDS;
 			fl.values = backends;
+		} else if (o->arg == OPT_ARG_TERMINAL) {
+			fl.arg = OPT_ARG_WORDS;
+			fl.values = terminal_classes;
 		}
 		fn(f, &fl, ud);
 	}
@@ -476,6 +481,11 @@ int complete_script(void *file, const char *shell, const struct catalog *plugins
 	if (!examples)
 		return -ENOMEM;
 	find_backends(plugins);
+	size_t w = 0;
+	terminal_classes[0] = '\0';
+	for (unsigned i = 0; i < TF_NCLASSES && w < sizeof(terminal_classes); i++)
+		w += (size_t)snprintf(terminal_classes + w, sizeof(terminal_classes) - w, "%s%s",
+		                      i ? " " : "", termfilter_class_name(i));
 	if (strcmp(shell, "bash") == 0)
 		bash(f, plugins, examples);
 	else if (strcmp(shell, "zsh") == 0)

@@ -2,6 +2,7 @@
 #include "config.h"
 
 #include "rlimits.h"
+#include "termfilter.h"
 #include "log.h"
 #include "netrules.h"
 
@@ -37,6 +38,24 @@ static int note(int r)
 	err_clear();
 	if (!first_noted)
 		first_noted = r;
+	return 0;
+}
+
+int config_check_text(const char *where, const char *what, const char *value)
+{
+	for (const unsigned char *c = (const unsigned char *)value; *c; c++)
+		if (*c < 0x20 || *c == 0x7f) {
+			/* A newline would start a line of its own in launch.log and
+			 * bwrap.args, an escape would drive the terminal that reads
+			 * them: such a name is refused, never cleaned up. */
+			/* Shown escaped: errors reach the terminal one a line. */
+			_cleanup_free_ char *shown = log_escape(value);
+			err_set("%s%s%s: \"%s\" contains a control character (0x%02x at byte %zu); "
+			        "rename it",
+			        where ? where : "", where ? ": " : "", what, shown ? shown : "?",
+			        *c, (size_t)(c - (const unsigned char *)value));
+			return -EINVAL;
+		}
 	return 0;
 }
 
@@ -94,6 +113,8 @@ int config_expand_path(const config_setting_t *s, const char *what, const char *
 		        in);
 		return r;
 	}
+	if ((r = config_check_text(config_where(s), what, value)) < 0)
+		return r;
 	if (value[0] != '/') {
 		err_set("%s: %s: \"%s\" is not an absolute path after expansion (\"%s\")",
 		        config_where(s), what, in, value);
@@ -111,6 +132,9 @@ static int get_string(const config_setting_t *s, const char *path, struct pstr *
 {
 	if (config_setting_type(s) != CONFIG_TYPE_STRING)
 		return type_error(s, path, "a string");
+	int r = config_check_text(config_where(s), path, config_setting_get_string(s));
+	if (r < 0)
+		return r;
 	char *v = strdup(config_setting_get_string(s));
 	if (!v)
 		return -ENOMEM;
@@ -166,6 +190,12 @@ static int get_list(const config_setting_t *s, const char *path, struct plist *d
 				err_set("%s: %s[%d] is empty", config_where(e), path, i);
 				return -EINVAL;
 			}
+			/* Names and paths, not the agent's arguments (a prompt may
+			 * hold a newline). */
+			_cleanup_free_ char *what = str_printf("%s[%d]", path, i);
+			if (strcmp(path, "sandbox.args") != 0 &&
+			    (r = config_check_text(config_where(e), what ? what : path, str)) < 0)
+				return r;
 			r = strv_push(&dst->items, str);
 		}
 		if (r < 0)
@@ -271,11 +301,13 @@ static int check_exists(const config_setting_t *list, const char *path, const st
 static int load_sandbox(struct policy *p, const config_setting_t *g, expand_lookup_fn lookup,
                         void *userdata)
 {
-	static const char *const keys[] = {
-	    "name",          "command",      "args",       "backend", "workspace",
-	    "packages",      "rw_dirs",      "rw_files",   "ro_dirs", "ro_files",
-	    "env",           "common_tools", "allow_home", "limits",  "require_landlock",
-	    "accept_weaker", "public_env",   NULL};
+	static const char *const keys[] = {"name",           "command",    "args",
+	                                   "backend",        "workspace",  "packages",
+	                                   "rw_dirs",        "rw_files",   "ro_dirs",
+	                                   "ro_files",       "env",        "common_tools",
+	                                   "allow_home",     "limits",     "require_landlock",
+	                                   "accept_weaker",  "public_env", "terminal_filter",
+	                                   "terminal_allow", NULL};
 	if (config_setting_type(g) != CONFIG_TYPE_GROUP)
 		return type_error(g, "sandbox", "a group { }");
 	int r = check_keys(g, "sandbox", keys);
@@ -375,6 +407,22 @@ static int load_sandbox(struct policy *p, const config_setting_t *g, expand_look
 		return r;
 	if ((s = config_setting_get_member(g, "limits")) && (r = note(limits_load(p, s))) < 0)
 		return r;
+	if ((s = config_setting_get_member(g, "terminal_filter")) &&
+	    (r = get_bool(s, "sandbox.terminal_filter", &p->terminal_filter)) < 0)
+		return r;
+	if ((s = config_setting_get_member(g, "terminal_allow"))) {
+		if ((r = get_list(s, "sandbox.terminal_allow", &p->terminal_allow, false, lookup,
+		                  userdata)) < 0)
+			return r;
+		for (size_t i = 0; i < p->terminal_allow.items.n; i++)
+			if (!termfilter_class(p->terminal_allow.items.v[i])) {
+				err_set("%s: sandbox.terminal_allow: \"%s\" is not a sequence "
+				        "class (%s)",
+				        config_where(config_setting_get_elem(s, (unsigned)i)),
+				        p->terminal_allow.items.v[i], TERMINAL_CLASSES);
+				return -EINVAL;
+			}
+	}
 	return 0;
 }
 
@@ -406,6 +454,16 @@ static int load_network(struct policy *p, config_setting_t *g)
 	if (r < 0)
 		return r;
 	const config_setting_t *s;
+	/* The rules library reads these two; the names are checked here. */
+	static const char *const files[] = {"hosts_file", "upstream_ca_file"};
+	for (size_t i = 0; i < ARRAY_SIZE(files); i++) {
+		s = config_setting_get_member(g, files[i]);
+		_cleanup_free_ char *what = str_printf("network.%s", files[i]);
+		if (s && config_setting_type(s) == CONFIG_TYPE_STRING &&
+		    (r = config_check_text(config_where(s), what ? what : files[i],
+		                           config_setting_get_string(s))) < 0)
+			return r;
+	}
 	if ((s = config_setting_get_member(g, "enabled")) &&
 	    (r = get_bool(s, "network.enabled", &p->network_enabled)) < 0)
 		return r;

@@ -237,6 +237,8 @@ static int h_policy_int(struct asb_ctx *ctx, const char *key, int64_t *out)
 		*out = l->dry_run;
 	else if (strcmp(key, "hold") == 0)
 		*out = l->hold;
+	else if (strcmp(key, "backend_caps") == 0)
+		*out = (int64_t)l->caps;
 	else
 		return -ENOENT;
 	return 0;
@@ -623,7 +625,7 @@ static int h_run_program(struct asb_ctx *ctx, const char *const *argv, const cha
 	(void)ctx;
 	if (!argv || !argv[0] || argv[0][0] != '/' || !wstatus)
 		return -EINVAL;
-	return spawn_run(argv, envp, log_fd(), wstatus, out, out_len);
+	return spawn_run(argv, envp, log_fd() >= 0, wstatus, out, out_len);
 }
 
 static int h_spawn_program(struct asb_ctx *ctx, const char *const *argv, const char *const *envp,
@@ -641,10 +643,12 @@ static int h_spawn_program(struct asb_ctx *ctx, const char *const *argv, const c
 	                       .limits = &set,
 	                       .no_new_privs = true,
 	                       .stdout_fd = -1,
-	                       .stderr_fd = -1};
+	                       .stderr_fd = -1,
+	                       .term = &l->term};
 	pid_t p;
 	if ((r = spawn_exec(argv, envp, &o, &p)) < 0)
 		return r;
+	l->term_given = true;
 	*pid = p;
 	return 0;
 }

@@ -6,8 +6,10 @@
 #include "layout.h"
 #include "log.h"
 #include "mountpoints.h"
+#include "selfconfig.h"
 #include "spawn.h"
 #include "supervisor.h"
+#include "tty.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +36,7 @@ void launch_init(struct launch *l, struct policy *p, struct catalog *catalog, bo
 	l->session.lock_fd = -1;
 	l->spawned = CHILD_NONE;
 	l->sandbox_netns_fd = -1;
+	l->term = (struct terminal){.master = -1, .slave = -1, .tty_fd = -1};
 	network_init(&l->net);
 }
 
@@ -63,9 +66,12 @@ void launch_free(struct launch *l)
 	}
 	free(l->artifacts);
 	strv_clear(&l->describe);
+	strv_clear(&l->self_paths);
+	strv_clear(&l->self_protected);
 	if (l->sandbox_netns_fd >= 0)
 		close(l->sandbox_netns_fd);
 	network_stop(&l->net);
+	terminal_close(&l->term);
 	session_close(&l->session);
 	*l = (struct launch){0};
 }
@@ -334,6 +340,40 @@ static int build_backend(struct launch *l)
 	return 0;
 }
 
+/* A file that shapes this launch, changed since an earlier session could
+ * write it: say so, and run only when the user confirms (or passed
+ * --accept-config-change). */
+static int check_self_config(struct launch *l)
+{
+	struct policy *p = l->policy;
+	int r = selfconfig_collect(p, &l->net, &l->self_paths);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *root = NULL, *why = NULL;
+	if (session_root(getenv("XDG_STATE_HOME"), p->home, &root) < 0 ||
+	    (r = selfconfig_check(root, &l->self_paths, &why)) <= 0)
+		return r < 0 ? r : 0;
+	if (l->dry_run) {
+		log_msg(LOG_WARN, "%s", why);
+		return 0;
+	}
+	bool yes = p->accept_config_change;
+	if (!yes) {
+		_cleanup_free_ char *clean = log_escape(why);
+		_cleanup_free_ char *q = str_printf(
+		    "agentsandbox: %s.\nCheck it before you go on. Run with it as it is now?",
+		    clean ? clean : why);
+		yes = q && tty_confirm(q) == 1;
+	}
+	if (!yes) {
+		err_set("%s. Check it, then run with --accept-config-change", why);
+		return -EPERM;
+	}
+	log_msg(LOG_WARN, "%s; accepted (%s)", why,
+	        p->accept_config_change ? "--accept-config-change" : "on the terminal");
+	return selfconfig_accept(root, &l->self_paths);
+}
+
 int launch_plan(struct launch *l)
 {
 	struct policy *p = l->policy;
@@ -351,12 +391,17 @@ int launch_plan(struct launch *l)
 		return r;
 	if ((r = network_configure(&l->net, p)) < 0)
 		return r;
+	if ((r = check_self_config(l)) < 0)
+		return r;
 	if ((r = probe_backend(l)) < 0)
 		return r;
-	if (layout_workspace_exposes_home(p) && !p->allow_home.value && !l->dry_run) {
-		err_set("the workspace %s contains your home directory %s: the agent would see "
-		        "all of it. Launch from a project directory, or pass --allow-home",
-		        p->workspace.value, p->home);
+	struct home_exposure he;
+	if (!p->allow_home.value && !l->dry_run && layout_home_exposure(p, &he)) {
+		_cleanup_free_ char *what = layout_home_exposure_text(p, &he);
+		err_set("%s: the agent would see all of it. %s, or pass --allow-home",
+		        what ? what : "a declared path contains your home directory",
+		        strcmp(he.what, "the workspace") == 0 ? "Launch from a project directory"
+		                                              : "Declare a directory inside it");
 		return -EPERM;
 	}
 	if (!l->dry_run && (r = layout_create_rw_dirs(p)) < 0)
@@ -390,6 +435,13 @@ int launch_plan(struct launch *l)
 		return r;
 	if ((r = run_hook(l, "env", offsetof(struct asb_hooks, env))) < 0)
 		return r;
+	/* What shapes the sandbox is read-only inside when it lies in a
+	 * writable place (the plugins' entries included). */
+	if ((r = selfconfig_protect(&l->plan, &l->self_paths, &l->self_protected)) < 0) {
+		err_set("cannot make the sandbox's own configuration read-only inside: %s",
+		        strerror(-r));
+		return r;
+	}
 	if ((r = hardening_plan(l)) < 0)
 		return r;
 	plan_set_final(&l->plan);
@@ -465,19 +517,31 @@ static void log_policy(const struct launch *l)
 
 static int write_backend_args(struct launch *l)
 {
+	/* One argument per line: a newline in one (an agent argument) is
+	 * written as \x0a, like every control character. */
+	struct strv clean = {0};
 	size_t len = 0;
-	for (size_t i = 0; i < l->out_argv.n; i++)
-		len += strlen(l->out_argv.v[i]) + 1;
-	_cleanup_free_ char *buf = malloc(len + 1);
-	if (!buf)
-		return -ENOMEM;
-	char *w = buf;
 	for (size_t i = 0; i < l->out_argv.n; i++) {
-		size_t n = strlen(l->out_argv.v[i]);
-		memcpy(w, l->out_argv.v[i], n);
+		int r = strv_push_take(&clean, log_escape(l->out_argv.v[i]));
+		if (r < 0) {
+			strv_clear(&clean);
+			return r;
+		}
+		len += strlen(clean.v[i]) + 1;
+	}
+	_cleanup_free_ char *buf = malloc(len + 1);
+	if (!buf) {
+		strv_clear(&clean);
+		return -ENOMEM;
+	}
+	char *w = buf;
+	for (size_t i = 0; i < clean.n; i++) {
+		size_t n = strlen(clean.v[i]);
+		memcpy(w, clean.v[i], n);
 		w[n] = '\n';
 		w += n + 1;
 	}
+	strv_clear(&clean);
 	_cleanup_free_ char *name = str_printf("%s.args", l->backend->name);
 	if (!name)
 		return -ENOMEM;
@@ -527,7 +591,8 @@ static int default_spawn(struct launch *l, pid_t *pid)
 	                       .no_new_privs = true,
 	                       .stdout_fd = -1,
 	                       .stderr_fd = -1,
-	                       .cwd = l->plan.chdir};
+	                       .cwd = l->plan.chdir,
+	                       .term = &l->term};
 	r = spawn_exec((const char *const *)l->out_argv.v, (const char *const *)envp, &o, pid);
 	free_envp(envp);
 	return r;
@@ -547,6 +612,17 @@ static int spawn_sandbox(struct launch *l)
 			r = -ECHILD;
 	} else {
 		r = default_spawn(l, &pid);
+		l->term_given = true;
+	}
+	if (r >= 0 && !l->term_given && l->term.mode != TERM_DIRECT && l->term.mode != TERM_NONE) {
+		/* Its own process holds the user's terminal (not spawn_program):
+		 * reading it here would take its keys away. */
+		if (l->term.mode == TERM_FILTERED)
+			log_msg(LOG_WARN,
+			        "backend %s started its sandbox itself: the agent has your "
+			        "terminal, unfiltered",
+			        l->backend->name);
+		terminal_unused(&l->term);
 	}
 	if (r < 0) {
 		if (!err_get())
@@ -554,6 +630,7 @@ static int spawn_sandbox(struct launch *l)
 		return r;
 	}
 	child_track(&l->spawned, pid);
+	terminal_spawned(&l->term, pid);
 	/* A backend without await_start: the spawned process is the sandbox. */
 	if (!OP(l, await_start) && !l->sandbox_known) {
 		l->sandbox_pid = pid;
@@ -648,6 +725,36 @@ static void remove_private_dirs(struct launch *l)
 		(void)rm_rf(root);
 }
 
+static const char *const terminal_modes[] = {"none", "filtered (a pty of its own)",
+                                             "detached (no controlling terminal)",
+                                             "direct (the user's terminal itself)"};
+
+static int open_terminal(struct launch *l)
+{
+	const struct policy *p = l->policy;
+	uint32_t allow = 0;
+	for (size_t i = 0; i < p->terminal_allow.items.n; i++)
+		allow |= termfilter_class(p->terminal_allow.items.v[i]);
+	int r = terminal_open(&l->term, p->terminal_filter.value, allow);
+	if (r < 0) {
+		err_set(
+		    "cannot open a pty for the filtered terminal: %s (--no-terminal-filter gives "
+		    "the agent your terminal itself)",
+		    strerror(-r));
+		return r;
+	}
+	size_t n = 0;
+	const int *sigs = terminal_signals(&l->term, &n);
+	if ((r = supervisor_catch(sigs, n)) < 0)
+		return r;
+	log_msg(LOG_INFO, "terminal: %s%s", terminal_modes[l->term.mode],
+	        l->term.mode == TERM_DIRECT ? ": escape sequences reach it unfiltered" : "");
+	for (size_t i = 0; l->term.mode == TERM_FILTERED && i < p->terminal_allow.items.n; i++)
+		log_msg(LOG_INFO, "terminal: %s sequences let through",
+		        p->terminal_allow.items.v[i]);
+	return 0;
+}
+
 static int start(struct launch *l, char **root_out)
 {
 	struct policy *p = l->policy;
@@ -686,6 +793,8 @@ static int start(struct launch *l, char **root_out)
 	platform_harden_self();
 	if ((r = supervisor_prepare()) < 0)
 		return r;
+	if ((r = open_terminal(l)) < 0)
+		return r;
 	l->stage = STAGE_RUNNING;
 	return spawn_sandbox(l);
 }
@@ -704,6 +813,8 @@ int launch_run(struct launch *l)
 
 	/* The records are written while the backend sets the sandbox up, off
 	 * the path to the agent's first instruction. */
+	if ((r = selfconfig_record(&l->session, &l->plan, &l->self_protected)) < 0)
+		log_msg(LOG_WARN, "cannot record what this session may write: %s", strerror(-r));
 	log_policy(l);
 	protections_log(l);
 	hardening_log(l);
@@ -736,8 +847,18 @@ int launch_run(struct launch *l)
 		kill_sandbox(l);
 		goto fail;
 	}
+	/* Job control needs the agent's process: where the sandbox was not
+	 * held, ask the backend now (the agent already runs). */
+	asb_hook_fn await = OP(l, await_start);
+	if (!l->sandbox_known && await && l->term.mode != TERM_NONE &&
+	    (isatty(STDIN_FILENO) || isatty(STDOUT_FILENO) || isatty(STDERR_FILENO)))
+		(void)await(host_table(), &l->backend->ctx, l->backend->data);
+	(void)terminal_start(&l->term, EV_DEFAULT, l->sandbox_known ? l->sandbox_pid : 0,
+	                     forward_signal, l);
 
-	int wstatus = supervisor_run(l->spawned.pid, forward_signal, l);
+	int wstatus = supervisor_run(l->spawned.pid, forward_signal, l, &l->term);
+	terminal_finish(&l->term);
+	selfconfig_record_end(&l->session);
 	supervisor_release();
 	network_stop(&l->net);
 	int code;
@@ -778,6 +899,7 @@ int launch_run(struct launch *l)
 	log_detach();
 	return code;
 fail:
+	terminal_finish(&l->term); /* what the backend said on the pty */
 	log_msg(LOG_ERROR, "launch failed: %s", err_get() ? err_get() : strerror(-r));
 	supervisor_release();
 	network_stop(&l->net);

@@ -11,6 +11,7 @@
 #include "policy.h"
 #include "protections.h"
 #include "session.h"
+#include "terminal.h"
 
 #include <sys/types.h>
 
@@ -52,7 +53,9 @@ struct launch {
 	size_t n_keep_fds;
 	struct artifact *artifacts;
 	size_t n_artifacts;
-	struct strv describe; /* "plugin\tkey\tvalue" */
+	struct strv describe;       /* "plugin\tkey\tvalue" */
+	struct strv self_paths;     /* what shapes the sandbox (core/selfconfig.h) */
+	struct strv self_protected; /* ... and was made read-only inside */
 
 	bool hold;            /* the sandbox waits for release */
 	struct child spawned; /* what the core waits for */
@@ -60,6 +63,8 @@ struct launch {
 	int sandbox_netns_fd; /* from sandbox_started, or -1 */
 	bool sandbox_known;
 	struct network net;
+	struct terminal term; /* the agent's terminal */
+	bool term_given;      /* the sandbox was started with it (core spawn) */
 };
 
 void launch_init(struct launch *l, struct policy *p, struct catalog *catalog, bool shell,

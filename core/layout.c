@@ -488,9 +488,75 @@ static int add_env(struct plan *plan, const struct policy *p, expand_lookup_fn l
 	return 0;
 }
 
+/* `dir` (resolved) is $HOME, /, or an ancestor of $HOME: binding it
+ * exposes every file of the home directory. $HOME itself may be a symlink
+ * (/home/u -> /data/u): both spellings count. */
+static bool covers_home(const struct policy *p, const char *dir)
+{
+	if (!p->home || !dir)
+		return false;
+	if (path_is_within(p->home, dir))
+		return true;
+	char home_real[PATH_MAX];
+	return realpath(p->home, home_real) && path_is_within(home_real, dir);
+}
+
 bool layout_workspace_exposes_home(const struct policy *p)
 {
-	return p->home && path_is_within(p->home, p->workspace.value);
+	char real[PATH_MAX];
+	return covers_home(p, p->workspace.value) ||
+	       (realpath(p->workspace.value, real) && covers_home(p, real));
+}
+
+/* One declared directory: as written, then resolved (a symlink to $HOME
+ * covers it as much as $HOME does). */
+static bool check_one(const struct policy *p, const char *what, const char *path,
+                      struct home_exposure *e)
+{
+	char real[PATH_MAX];
+	bool resolved = realpath(path, real) != NULL;
+	if (!covers_home(p, path) && !(resolved && covers_home(p, real)))
+		return false;
+	snprintf(e->what, sizeof(e->what), "%s", what);
+	snprintf(e->path, sizeof(e->path), "%s", path);
+	snprintf(e->real, sizeof(e->real), "%s", resolved ? real : path);
+	return true;
+}
+
+char *layout_home_exposure_text(const struct policy *p, const struct home_exposure *e)
+{
+	bool via = strcmp(e->path, e->real) != 0;
+	return str_printf("%s %s%s%s%s contains your home directory %s", e->what, e->path,
+	                  via ? " resolves to " : "", via ? e->real : "", via ? ", which" : "",
+	                  p->home);
+}
+
+bool layout_home_exposure(const struct policy *p, struct home_exposure *e)
+{
+	if (check_one(p, "the workspace", p->workspace.value, e))
+		return true;
+	const struct {
+		const struct plist *l;
+		const char *what;
+	} lists[] = {{&p->rw_dirs, "sandbox.rw_dirs"}, {&p->ro_dirs, "sandbox.ro_dirs"}};
+	for (size_t l = 0; l < ARRAY_SIZE(lists); l++)
+		for (size_t i = 0; i < lists[l].l->items.n; i++) {
+			char what[64];
+			if (lists[l].l->source == SRC_FILE && p->config_file)
+				snprintf(what, sizeof(what), "%s[%zu] (line %d)", lists[l].what, i,
+				         lists[l].l->line);
+			else
+				snprintf(what, sizeof(what), "%s[%zu]", lists[l].what, i);
+			if (check_one(p, what, lists[l].l->items.v[i], e))
+				return true;
+		}
+	for (size_t i = 0; i < p->n_mounts; i++) {
+		struct stat st;
+		if (stat(p->mounts[i].source, &st) == 0 && S_ISDIR(st.st_mode) &&
+		    check_one(p, "--mount", p->mounts[i].source, e))
+			return true;
+	}
+	return false;
 }
 
 int layout_build(struct plan *plan, const struct policy *p, bool shell, expand_lookup_fn lookup,

@@ -10,6 +10,8 @@
 #include "expand.h"
 #include "policy.h"
 
+#include <limits.h>
+
 /* Put a resolved executable on PATH, binding its directory read-only when it
  * lives outside the system directories. */
 int layout_add_executable(struct plan *plan, const struct policy *p, const char *name,
@@ -24,6 +26,20 @@ int layout_create_rw_dirs(const struct policy *p);
 
 /* True when the workspace exposes the home directory (it is $HOME or above). */
 bool layout_workspace_exposes_home(const struct policy *p);
+
+/* The first declared directory (the workspace, rw_dirs, ro_dirs, --mount)
+ * that is $HOME, /, or an ancestor of $HOME, as written or once resolved:
+ * what it is, as declared, and what it resolves to. Launching with one is
+ * refused without --allow-home. */
+struct home_exposure {
+	char what[96];
+	char path[PATH_MAX];
+	char real[PATH_MAX];
+};
+bool layout_home_exposure(const struct policy *p, struct home_exposure *e);
+/* "sandbox.rw_dirs[0] (line 3) ~/w resolves to /home/u, which contains your
+ * home directory /home/u" (new string). */
+char *layout_home_exposure_text(const struct policy *p, const struct home_exposure *e);
 
 /* The documented common set (NULL-terminated). */
 extern const char *const layout_common_tools[];

@@ -9,6 +9,8 @@
 #include "launch.h"
 #include "layout.h"
 #include "log.h"
+#include "selfconfig.h"
+#include "session.h"
 #include "show.h"
 #include "subcommands.h"
 #include "tty.h"
@@ -99,6 +101,11 @@ static int resolve_policy(struct policy *p, const struct cli *c, const struct ca
 	r = cli_config_path(c, expand_lookup_environ, NULL, &cfg, &cfg_source);
 	if (r < 0 && r != -ENOENT)
 		return r;
+	if (cfg && (r = config_check_text(cfg_source == SRC_FLAG  ? "-c"
+	                                  : cfg_source == SRC_ENV ? "AGENTSANDBOX_CONFIG"
+	                                                          : NULL,
+	                                  "the config file", cfg)) < 0)
+		return r;
 	if (cfg) {
 		char real[PATH_MAX];
 		struct stat cst;
@@ -159,6 +166,21 @@ static int resolve_policy(struct policy *p, const struct cli *c, const struct ca
 	free(p->workspace.value);
 	if (!(p->workspace.value = strdup(real)))
 		return -ENOMEM;
+	/* Paths given by flag or variable (the config's were checked with
+	 * their file:line), and the directory launched from. */
+	const int ws_src = p->workspace.source;
+	if ((r = config_check_text(ws_src == SRC_FLAG   ? "--workspace"
+	                           : ws_src == SRC_ENV  ? "AGENTSANDBOX_WORKSPACE"
+	                           : ws_src == SRC_FILE ? p->config_file
+	                                                : "the directory you launch from",
+	                           "the workspace", p->workspace.value)) < 0)
+		return r;
+	for (size_t i = 0; i < p->n_mounts; i++)
+		if ((r = config_check_text("--mount", "source", p->mounts[i].source)) < 0 ||
+		    (r = config_check_text("--mount", "destination", p->mounts[i].dest)) < 0)
+			return r;
+	if (p->command.value && (r = config_check_text(NULL, "the command", p->command.value)) < 0)
+		return r;
 	if (!p->name.value) {
 		const char *base = c->shell ? "shell" : p->command.value;
 		if (strrchr(base, '/'))
@@ -213,9 +235,59 @@ static int print_check(const struct launch *l)
 		printf("network: off (loopback only)\n");
 	printf("workspace: %s%s\n", p->workspace.value,
 	       layout_workspace_exposes_home(p) ? " (contains $HOME: needs --allow-home)" : "");
+	struct home_exposure he;
+	if (layout_home_exposure(p, &he) && strcmp(he.what, "the workspace") != 0) {
+		_cleanup_free_ char *what = layout_home_exposure_text(p, &he);
+		printf("home: %s (%s)\n", what ? what : he.path,
+		       p->allow_home.value ? "allowed by --allow-home" : "needs --allow-home");
+	}
+	if (p->terminal_filter.value) {
+		printf("terminal: filtered (a pty of its own when 0-2 hold a terminal, its output "
+		       "filtered; never your controlling terminal)");
+		for (size_t i = 0; i < p->terminal_allow.items.n; i++)
+			printf("%s%s", i ? ", " : "; let through: ", p->terminal_allow.items.v[i]);
+		putchar('\n');
+	} else {
+		printf("terminal: direct (the agent gets your terminal itself: "
+		       "--no-terminal-filter)\n");
+	}
 	if (protections_print_check(stdout, l) < 0)
 		bad = 1;
 	return bad ? -EPERM : 0;
+}
+
+/* Discovery opens every plugin it finds: a plugin dir an earlier session
+ * could write is checked before anything in it runs (core/selfconfig.h). */
+static int check_plugin_dirs(int argc, char **argv, const struct strv *dirs)
+{
+	bool accept = false;
+	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+		accept = accept || strcmp(argv[i], "--accept-config-change") == 0;
+	struct strv real = {0};
+	char buf[PATH_MAX];
+	int r = 0;
+	for (size_t i = 0; r >= 0 && i < dirs->n; i++)
+		if (realpath(dirs->v[i], buf) && !strv_contains(&real, buf))
+			r = strv_push(&real, buf);
+	if (r >= 0 && realpath(ASB_PLUGINDIR, buf))
+		r = strv_push(&real, buf);
+	const char *home = getenv("HOME");
+	_cleanup_free_ char *root = NULL, *why = NULL;
+	if (r >= 0 && session_root(getenv("XDG_STATE_HOME"), home, &root) == 0 &&
+	    (r = selfconfig_check(root, &real, &why)) > 0) {
+		_cleanup_free_ char *clean = log_escape(why);
+		_cleanup_free_ char *q =
+		    str_printf("agentsandbox: %s.\nIts plugins would be loaded now. Go on?",
+		               clean ? clean : why);
+		if (accept || (q && tty_confirm(q) == 1)) {
+			r = selfconfig_accept(root, &real);
+		} else {
+			err_set("%s. Check it, then run with --accept-config-change", why);
+			r = -EPERM;
+		}
+	}
+	strv_clear(&real);
+	return r < 0 ? r : 0;
 }
 
 /* --plugin-dir, then $AGENTSANDBOX_PLUGIN_PATH (cli_apply keeps the same
@@ -230,6 +302,8 @@ static int discover(int argc, char **argv, struct catalog *plugins)
 	for (char *tok = copy ? strtok_r(copy, ":", &save) : NULL; r >= 0 && tok;
 	     tok = strtok_r(NULL, ":", &save))
 		r = strv_push(&dirs, tok);
+	if (r >= 0)
+		r = check_plugin_dirs(argc, argv, &dirs);
 	if (r >= 0)
 		r = loader_discover(&dirs, plugins);
 	strv_clear(&dirs);
@@ -329,16 +403,18 @@ int main(int argc, char **argv)
 		goto out_policy;
 	}
 	bool dry_run = c.mode == MODE_SHOW_CONFIG || c.mode == MODE_CHECK;
-	if (!dry_run && layout_workspace_exposes_home(&p) && !p.allow_home.value) {
-		_cleanup_free_ char *q =
-		    str_printf("agentsandbox: the workspace %s contains your home directory %s.\n"
-		               "The agent would be able to read and change all of it. Continue?",
-		               p.workspace.value, p.home);
+	struct home_exposure he;
+	if (!dry_run && !p.allow_home.value && layout_home_exposure(&p, &he)) {
+		_cleanup_free_ char *what = layout_home_exposure_text(&p, &he);
+		_cleanup_free_ char *clean = what ? log_escape(what) : NULL;
+		_cleanup_free_ char *q = str_printf(
+		    "agentsandbox: %s.\nThe agent would be able to read and change all of "
+		    "it. Continue?",
+		    clean ? clean : "a declared path contains your home directory");
 		if (q && tty_confirm(q) == 1) {
 			p.allow_home.value = 1;
 			p.allow_home.source = SRC_FLAG;
-			log_msg(LOG_INFO, "launch from %s confirmed on the terminal",
-			        p.workspace.value);
+			log_msg(LOG_INFO, "confirmed on the terminal: %s", what ? what : "");
 		}
 	}
 

@@ -2,6 +2,7 @@
 #include "options.h"
 
 #include "policy.h"
+#include "termfilter.h"
 #include "util.h"
 
 #include <stdio.h>
@@ -57,6 +58,10 @@ const struct core_option core_options[] = {
              "(repeatable; recorded in launch.log; see --check)"},
     BOOL("allow-home", "no-allow-home", "ALLOW_HOME", allow_home, "--allow-home",
          "allow launching from $HOME or / (exposes all of it)"),
+    {.name = "accept-config-change",
+     .help = "run although a file that shapes the sandbox (the\n"
+             "config, a plugin dir, ...) may have been changed by an\n"
+             "earlier session that could write it"},
     BOOL("common-tools", "no-common-tools", "COMMON_TOOLS", common_tools, "--[no-]common-tools",
          "coreutils, grep, sed, ... on PATH (default: on)"),
     BOOL("allow-unix-sockets", "no-allow-unix-sockets", "ALLOW_UNIX_SOCKETS", unix_sockets,
@@ -64,6 +69,12 @@ const struct core_option core_options[] = {
     BOOL("network", "no-network", "NETWORK", network_enabled, "--no-network", "loopback only"),
     BOOL("require-landlock", "no-require-landlock", "REQUIRE_LANDLOCK", require_landlock,
          "--require-landlock", "refuse to start without Landlock"),
+    BOOL("terminal-filter", "no-terminal-filter", "TERMINAL_FILTER", terminal_filter,
+         "--no-terminal-filter", "give the agent your terminal itself, not a filtered pty"),
+    {.name = "terminal-allow",
+     .arg = OPT_ARG_TERMINAL,
+     .metavar = "CLASS,...",
+     .help = "sequences to let through to your terminal:\n" TERMINAL_CLASSES},
     {.name = "completion",
      .arg = OPT_ARG_WORDS,
      .metavar = "SHELL",

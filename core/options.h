@@ -20,6 +20,7 @@ enum opt_arg {
 	OPT_ARG_BACKEND, /* a backend plugin's name */
 	OPT_ARG_AGENT,   /* an agent's (a config's) name */
 	OPT_ARG_SESSION, /* a session directory's name */
+	OPT_ARG_TERMINAL, /* terminal sequence classes (core/termfilter.h) */
 };
 
 struct core_option {

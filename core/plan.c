@@ -343,7 +343,34 @@ int plan_prefix_argv(struct plan *plan, const char *init, const struct strv *opt
 	return 0;
 }
 
+/* Parents first, each depth in the order entries were added (a stable
+ * merge sort: qsort is not stable). */
+static void sort_parent_first(struct plan_entry *v, struct plan_entry *tmp, size_t n)
+{
+	if (n < 2)
+		return;
+	size_t half = n / 2;
+	sort_parent_first(v, tmp, half);
+	sort_parent_first(v + half, tmp, n - half);
+	size_t i = 0, j = half, k = 0;
+	while (i < half && j < n)
+		tmp[k++] = path_depth(v[j].dest) < path_depth(v[i].dest) ? v[j++] : v[i++];
+	while (i < half)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
 void plan_set_final(struct plan *plan)
 {
+	/* Whoever added them, an entry is applied after every entry above it:
+	 * a directory one plugin binds over itself (to pin it) must not cover
+	 * what another plugin, or the core, put inside it earlier. */
+	struct plan_entry *tmp =
+	    plan->n_entries > 1 ? malloc(plan->n_entries * sizeof(*tmp)) : NULL;
+	if (tmp)
+		sort_parent_first(plan->entries, tmp, plan->n_entries);
+	free(tmp);
 	plan->final = true;
 }

@@ -121,7 +121,9 @@ bool plan_seccomp_allowed(const struct plan *plan, const char *group);
 /* Run `init` first inside: argv becomes init, its options, "--", argv. */
 int plan_prefix_argv(struct plan *plan, const char *init, const struct strv *opts);
 
-/* Nothing may change from now on. */
+/* Nothing may change from now on. The entries are put parent first (by
+ * the depth of their dest, keeping the order of those at one depth), so a
+ * later entry never covers one below its dest. */
 void plan_set_final(struct plan *plan);
 
 #endif

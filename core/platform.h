@@ -43,6 +43,12 @@ void child_forget(struct child *c);
 int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool no_new_privs);
 /* The supervisor itself: not dumpable, no core dumps. */
 void platform_harden_self(void);
+/* Has the agent stopped itself (job control: Ctrl-Z in a raw-mode TUI
+ * sends SIGTSTP to itself alone)? `pid` is the sandbox's process (the
+ * backend's sandbox_started pid): 1 when it is stopped, or when it has
+ * children and every one of them is; 0 when not; -ENOSYS where the
+ * platform cannot tell. */
+int platform_agent_stopped(pid_t pid);
 
 /* --------------------------------------------------------------- files */
 

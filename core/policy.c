@@ -23,6 +23,7 @@ void policy_init(struct policy *p)
 	*p = (struct policy){0};
 	p->common_tools.value = 1;
 	p->network_enabled.value = 1;
+	p->terminal_filter.value = 1;
 }
 
 static void plist_free(struct plist *l)
@@ -48,6 +49,7 @@ void policy_free(struct policy *p)
 	plist_free(&p->rw_files);
 	plist_free(&p->ro_dirs);
 	plist_free(&p->ro_files);
+	plist_free(&p->terminal_allow);
 	for (size_t i = 0; i < p->n_env; i++) {
 		free(p->env[i].key);
 		free(p->env[i].raw);

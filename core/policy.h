@@ -92,6 +92,10 @@ struct policy {
 	struct pbool common_tools;
 	struct pbool allow_home;
 	struct pbool require_landlock;
+	/* The agent's terminal (core/terminal.h): a filtered pty, and the
+	 * sequence classes let through (core/termfilter.h). */
+	struct pbool terminal_filter;
+	struct plist terminal_allow;
 	struct plimit limits[LIMIT_COUNT];
 	/* Protections the user accepts the backend cannot give
 	 * (sandbox.accept_weaker, --accept-weaker). */
@@ -114,6 +118,10 @@ struct policy {
 	struct extra_mount *mounts;
 	size_t n_mounts;
 	struct strv agent_args; /* after -- */
+	/* --accept-config-change: run with a sandbox-shaping file an earlier
+	 * session could have changed (core/selfconfig.h). A flag only: the
+	 * config cannot vouch for itself. */
+	bool accept_config_change;
 	struct strv plugin_dirs;
 
 	config_t cfg; /* kept alive: plugins read their groups from it */

@@ -265,6 +265,8 @@ void show_config(FILE *out, const struct launch *l)
 	fprintf(out, "%-14s%s\n", "network mode", network_mode_name(l->net.mode));
 
 	show_bool(out, p, "unix_sockets", &p->unix_sockets);
+	show_bool(out, p, "terminal_filter", &p->terminal_filter);
+	show_list(out, p, "terminal_allow", &p->terminal_allow);
 	for (size_t i = 0; i < p->n_env; i++) {
 		const struct env_entry *e = &p->env[i];
 		fprintf(out, "%-14s%s = ", i ? "" : "env", e->key);

@@ -6,6 +6,7 @@
 #define ASB_CORE_SPAWN_H
 
 #include "rlimits.h"
+#include "terminal.h"
 
 #include <signal.h>
 #include <stdbool.h>
@@ -17,10 +18,11 @@ struct spawn_opts {
 	size_t n_keep_fds;
 	const struct limits_set *limits; /* NULL: leave them */
 	bool no_new_privs;
-	bool quiet_stdin;         /* stdin from /dev/null */
-	int stdout_fd, stderr_fd; /* -1: inherited */
-	bool own_group;           /* its own process group (helpers: ^C is the agent's) */
-	const char *cwd;          /* chdir there first (NULL: stay) */
+	bool quiet_stdin;            /* stdin from /dev/null */
+	int stdout_fd, stderr_fd;    /* -1: inherited */
+	bool own_group;              /* its own process group (helpers: ^C is the agent's) */
+	const char *cwd;             /* chdir there first (NULL: stay) */
+	const struct terminal *term; /* the sandbox: its session and terminal */
 };
 
 /* fork + execve; *pid on success. The child reports an exec failure on
@@ -29,8 +31,9 @@ int spawn_exec(const char *const *argv, const char *const *envp, const struct sp
                pid_t *pid);
 
 /* Run to completion; stdout captured into out (NUL-terminated, truncated),
- * stderr to `stderr_fd` (-1: discarded). Waits for exactly that child. */
-int spawn_run(const char *const *argv, const char *const *envp, int stderr_fd, int *wstatus,
+ * stderr into launch.log line by line, escaped (or discarded). Waits for
+ * exactly that child. */
+int spawn_run(const char *const *argv, const char *const *envp, bool stderr_to_log, int *wstatus,
               char *out, size_t out_len);
 
 #endif

@@ -2,6 +2,7 @@
 #include "supervisor.h"
 
 #include "log.h"
+#include "terminal.h"
 #include "util.h"
 
 #include <errno.h>
@@ -21,6 +22,8 @@ struct sigmsg {
 
 static int pipe_fds[2] = {-1, -1};
 static pid_t launcher_pid;
+static int extra[8];
+static size_t n_extra;
 
 static void on_sig(int sig, siginfo_t *si, void *uc)
 {
@@ -71,6 +74,35 @@ int supervisor_prepare(void)
 	return 0;
 }
 
+int supervisor_catch(const int *sigs, size_t n)
+{
+	struct sigaction sa;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sig;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigfillset(&sa.sa_mask);
+	for (size_t i = 0; i < n && n_extra < ARRAY_SIZE(extra); i++) {
+		if (sigaction(sigs[i], &sa, NULL) < 0)
+			return -errno;
+		extra[n_extra++] = sigs[i];
+	}
+	return 0;
+}
+
+void supervisor_stop_self(void)
+{
+	struct sigaction dfl, old;
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	(void)sigaction(SIGTSTP, &dfl, &old);
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGTSTP);
+	(void)sigprocmask(SIG_UNBLOCK, &s, NULL);
+	(void)raise(SIGTSTP); /* stopped here until SIGCONT */
+	(void)sigaction(SIGTSTP, &old, NULL);
+}
+
 void supervisor_release(void)
 {
 	struct sigaction sa;
@@ -78,11 +110,15 @@ void supervisor_release(void)
 	sa.sa_handler = SIG_DFL;
 	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
 		(void)sigaction(forwarded[i], &sa, NULL);
+	for (size_t i = 0; i < n_extra; i++)
+		(void)sigaction(extra[i], &sa, NULL);
+	n_extra = 0;
 }
 
 struct sup {
 	supervisor_forward_fn forward;
 	void *userdata;
+	struct terminal *term;
 	int status;
 	bool exited;
 	ev_io sig_watcher;
@@ -96,8 +132,20 @@ static void on_signal(struct ev_loop *loop, ev_io *w, int revents)
 	(void)revents;
 	struct sigmsg m;
 	while (read(w->fd, &m, sizeof(m)) == (ssize_t)sizeof(m)) {
+		if (s->term && (m.sig == SIGWINCH || m.sig == SIGTSTP || m.sig == SIGCONT)) {
+			terminal_on_signal(s->term, m.sig);
+			continue;
+		}
 		/* Keys typed at the terminal (^C, ^\) already reached the whole
-		 * foreground process group, the agent included. */
+		 * foreground process group, the agent included, unless it has a
+		 * session of its own. */
+		if (m.from_terminal && (m.sig == SIGINT || m.sig == SIGQUIT) && s->term &&
+		    terminal_own_session(s->term)) {
+			log_msg(LOG_INFO, "signal %s from the terminal, to the agent's job",
+			        strsignal(m.sig));
+			terminal_on_signal(s->term, m.sig);
+			continue;
+		}
 		if (m.from_terminal && (m.sig == SIGINT || m.sig == SIGQUIT)) {
 			log_msg(LOG_INFO, "signal %s from the terminal", strsignal(m.sig));
 			continue;
@@ -116,12 +164,13 @@ static void on_child(struct ev_loop *loop, ev_child *w, int revents)
 	ev_break(loop, EVBREAK_ALL);
 }
 
-int supervisor_run(pid_t child, supervisor_forward_fn forward, void *userdata)
+int supervisor_run(pid_t child, supervisor_forward_fn forward, void *userdata,
+                   struct terminal *term)
 {
 	struct ev_loop *loop = ev_default_loop(EVFLAG_AUTO | EVFLAG_NOSIGMASK);
 	if (!loop || pipe_fds[0] < 0)
 		return -ENOMEM;
-	struct sup s = {.forward = forward, .userdata = userdata};
+	struct sup s = {.forward = forward, .userdata = userdata, .term = term};
 	ev_io_init(&s.sig_watcher, on_signal, pipe_fds[0], EV_READ);
 	s.sig_watcher.data = &s;
 	ev_io_start(loop, &s.sig_watcher);

@@ -7,6 +7,7 @@
 #ifndef ASB_CORE_SUPERVISOR_H
 #define ASB_CORE_SUPERVISOR_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* Deliver `sig` to the agent. */
@@ -17,8 +18,20 @@ typedef void (*supervisor_forward_fn)(void *userdata, int sig);
  * lost. */
 int supervisor_prepare(void);
 
-/* Run until `child` exits; returns its wait status, or -errno. */
-int supervisor_run(pid_t child, supervisor_forward_fn forward, void *userdata);
+struct terminal;
+
+/* Catch these too (the terminal's: SIGWINCH, SIGTSTP, SIGCONT). */
+int supervisor_catch(const int *sigs, size_t n);
+
+/* Run until `child` exits; returns its wait status, or -errno. With a
+ * terminal, its signals go to it, and SIGINT/SIGQUIT typed at the user's
+ * terminal are passed on when the agent has a session of its own. */
+int supervisor_run(pid_t child, supervisor_forward_fn forward, void *userdata,
+                   struct terminal *term);
+
+/* Stop the launcher as SIGTSTP would (the shell gets its prompt back);
+ * returns once continued. */
+void supervisor_stop_self(void);
 
 /* Put the default dispositions back. */
 void supervisor_release(void);

@@ -270,8 +270,11 @@ int platform_netns_attach(struct netns_link **out, pid_t sandbox_pid, int netns_
 		return r;
 	}
 	if (pid == 0) {
-		close(sv[0]);
-		close(status[0]);
+		/* It serves for the whole session: of the launcher's fds (the
+		 * session's files, the sandbox's pipes, anything it inherited)
+		 * it keeps only its own. */
+		int keep[] = {net, sv[1], status[1]};
+		(void)fds_close_except(STDERR_FILENO + 1, keep, ARRAY_SIZE(keep));
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* The engine joins the namespaces through this process's /proc
 		 * entries, which need it dumpable (the supervisor is not). */
@@ -426,7 +429,7 @@ int platform_netns_new(int *out)
 		return r;
 	}
 	if (pid == 0) {
-		close(sv[0]);
+		(void)fds_close_except(STDERR_FILENO + 1, &sv[1], 1);
 		int flags = CLONE_NEWNET | (geteuid() != 0 ? CLONE_NEWUSER : 0);
 		int r = unshare(flags) < 0 ? -errno : loopback_up();
 		int fd = r < 0 ? -1 : open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);

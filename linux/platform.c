@@ -205,3 +205,36 @@ int platform_hardening_plan(struct plan *plan, const struct hardening_intent *h,
 		*applied = 0;
 	return r;
 }
+
+/* The state field of /proc/PID/stat ('T', 't': stopped), after the last ')'. */
+static int proc_state(long pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	_cleanup_free_ char *stat = NULL;
+	if (read_file(path, &stat, NULL) < 0)
+		return 0;
+	const char *rp = strrchr(stat, ')');
+	return rp && rp[1] == ' ' ? rp[2] : 0;
+}
+
+int platform_agent_stopped(pid_t pid)
+{
+	int st = proc_state(pid);
+	if (st == 'T' || st == 't')
+		return 1;
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	_cleanup_free_ char *kids = NULL;
+	if (read_file(path, &kids, NULL) < 0)
+		return 0; /* gone, or a kernel without CONFIG_PROC_CHILDREN */
+	int n = 0;
+	char *save = NULL;
+	for (char *tok = strtok_r(kids, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		st = proc_state(strtol(tok, NULL, 10));
+		if (st != 'T' && st != 't')
+			return 0;
+		n++;
+	}
+	return n > 0;
+}

@@ -220,3 +220,9 @@ const struct engine_layout *platform_engine_layout(void)
 	static const struct engine_layout none = {"", "", ""};
 	return &none;
 }
+
+int platform_agent_stopped(pid_t pid)
+{
+	(void)pid;
+	return -ENOSYS; /* no portable way to read another process's state */
+}

@@ -90,8 +90,12 @@ extern "C" {
 /* ------------------------------------------------------------------ plan */
 
 /* The plan says what the agent may see and do, not how: each entry names a
- * place inside (`dest`) and what is there. Entries are applied in order;
- * an entry covers what an earlier one put at or above its dest. Backends
+ * place inside (`dest`) and what is there. Entries are applied parent
+ * first: once the plan is final they are ordered by the depth of their
+ * dest, in the order they were added within one depth, so an entry covers
+ * what an earlier one put at or above its dest and never what any entry put
+ * below it (a directory bound over itself keeps the protections inside it,
+ * whoever added them). Backends
  * turn them into their own mechanism (bind mounts, a profile, an OCI
  * bundle); one that cannot honour an entry type says so in its
  * capabilities, and the core refuses the launch before anything runs. */
@@ -268,7 +272,9 @@ struct asb_host {
 	const char *(*policy_string)(struct asb_ctx *ctx, const char *key);
 	/* Integers: "uid", "gid", "is_root", "dry_run" (--show-config/--check:
 	 * nothing will run), "hold" (the sandbox must wait for release),
-	 * "unix_sockets"; -ENOENT when unknown. */
+	 * "unix_sockets", "backend_caps" (the ASB_CAP_* the backend gives here,
+	 * from pre_mount on: a feature plugin picks entries the backend can
+	 * apply); -ENOENT when unknown. */
 	int (*policy_int)(struct asb_ctx *ctx, const char *key, int64_t *out);
 	/* String lists: "packages", "rw_dirs", "rw_files", "ro_dirs", "ro_files",
 	 * "args" (expanded, absolute paths). Count, or -ENOENT. */

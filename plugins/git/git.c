@@ -25,6 +25,7 @@
 /* Per launch, from init to fini. */
 struct git_state {
 	int protect;
+	int quarantine; /* repositories born inside: quarantine.h */
 	struct rs_limits limits;
 	int scanned; /* 1 ok, < 0 failed */
 	int applied; /* pre_mount added the mounts */
@@ -92,6 +93,11 @@ static int git_configure(const struct asb_host *host, struct asb_ctx *ctx, void 
 		return r;
 	if (r > 0)
 		g->protect = !!v;
+	g->quarantine = 1;
+	if ((r = host->config_bool(ctx, "quarantine", &v)) < 0)
+		return r;
+	if (r > 0)
+		g->quarantine = !!v;
 	if ((r = read_limit(host, ctx, "max_repos", &g->limits.max_repos)) < 0 ||
 	    (r = read_limit(host, ctx, "max_depth", &g->limits.max_depth)) < 0 ||
 	    (r = read_limit(host, ctx, "max_dirs", &g->limits.max_dirs)) < 0)
@@ -100,6 +106,10 @@ static int git_configure(const struct asb_host *host, struct asb_ctx *ctx, void 
 		host->log(ctx, ASB_LOG_WARN,
 		          "git protection is off: the agent can write git hooks and config that "
 		          "run on the host at your next git command");
+	else if (!g->quarantine)
+		host->log(ctx, ASB_LOG_WARN,
+		          "git quarantine is off: repositories created inside keep their hooks and "
+		          "config after exit (a warning names each)");
 	return 0;
 }
 
@@ -223,6 +233,17 @@ static int apply_mount(const struct asb_host *host, struct asb_ctx *ctx, const s
 	return -EINVAL;
 }
 
+struct log_ctx {
+	const struct asb_host *host;
+	struct asb_ctx *ctx;
+};
+
+static void log_line(void *ud, const char *line)
+{
+	const struct log_ctx *l = ud;
+	l->host->log(l->ctx, ASB_LOG_INFO, "%s", line);
+}
+
 static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct git_state *g = data;
@@ -230,16 +251,13 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 		return 0;
 	int64_t dry_run = 0;
 	(void)host->policy_int(ctx, "dry_run", &dry_run);
-	_cleanup_free_ char *journals = NULL;
-	const char *session = host->policy_string(ctx, "session_dir");
-	const char *slash = session ? strrchr(session, '/') : NULL;
-	if (!dry_run && slash &&
-	    asprintf(&journals, "%.*s/.git-placeholders", (int)(slash - session), session) < 0)
-		return -ENOMEM;
+	_cleanup_free_ char *journals =
+	    dry_run ? NULL
+	            : placeholders_journal_dir(host->policy_string(ctx, "session_dir"), "git");
 	/* First what a killed launch left, so the scan sees those paths missing
 	 * again (and masks them anew) instead of taking them for the user's. */
 	if (journals)
-		placeholders_reap(host, ctx, journals);
+		placeholders_reap(journals, log_line, &(struct log_ctx){host, ctx});
 	int r = ensure_scanned(host, ctx, g);
 	if (r < 0)
 		return r;
@@ -338,6 +356,12 @@ static int git_describe(const struct asb_host *host, struct asb_ctx *ctx, void *
 	if (!g->protect)
 		return host->describe(ctx, "protect", "false (git hooks and config are writable)");
 	int r = host->describe(ctx, "protect", "true");
+	if (r >= 0)
+		r = host->describe(ctx, "quarantine",
+		                   g->quarantine
+		                       ? "true (hooks and executable config of "
+		                         "repositories made inside are moved aside at exit)"
+		                       : "false (repositories made inside are only reported)");
 	if (r < 0)
 		return r;
 	if ((r = ensure_scanned(host, ctx, g)) < 0)
@@ -369,9 +393,9 @@ static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void
 	int64_t dry_run = 0;
 	(void)host->policy_int(ctx, "dry_run", &dry_run);
 	if (g->protect && g->applied) {
-		placeholders_cleanup(host, ctx, &g->placeholders);
+		placeholders_cleanup(&g->placeholders, log_line, &(struct log_ctx){host, ctx});
 		if (!dry_run && status >= 0) /* the agent ran */
-			audit_after_exit(host, ctx, &g->opt, &g->scan);
+			audit_after_exit(host, ctx, &g->opt, &g->scan, g->quarantine);
 	}
 	state_reset(g);
 }
@@ -385,8 +409,8 @@ static const struct asb_hooks git_hooks = {
     .describe = git_describe,
 };
 
-static const char *const git_config_keys[] = {"protect", "max_repos", "max_depth", "max_dirs",
-                                              NULL};
+static const char *const git_config_keys[] = {"protect",   "quarantine", "max_repos",
+                                              "max_depth", "max_dirs",   NULL};
 
 static const struct asb_option git_options[] = {
     {.struct_size = sizeof(struct asb_option),
@@ -396,6 +420,14 @@ static const struct asb_option git_options[] = {
      .negative = "no-git-protection",
      .env = "GIT_PROTECTION",
      .help = "git hooks, config and pointer files read-only (default: on; off is warned)"},
+    {.struct_size = sizeof(struct asb_option),
+     .type = ASB_OPT_BOOL,
+     .key = "quarantine",
+     .flag = "git-quarantine",
+     .negative = "no-git-quarantine",
+     .env = "GIT_QUARANTINE",
+     .help = "after exit, move aside the hooks and executable config of repositories "
+             "made inside (default: on)"},
     {0},
 };
 

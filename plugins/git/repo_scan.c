@@ -452,8 +452,13 @@ static int add_repo_at(struct scan *s, const char *dir, bool own)
 	int k = path_kind(dotgit);
 	if (k <= 0)
 		return k;
-	if (k == 'l')
+	if (k == 'l') {
+		/* git follows it; no mount can pin it: refused before, and after
+		 * exit reported (the agent made it) for the quarantine. */
+		if (s->opt->audit)
+			return add_repo(s, RS_REPO_LINK, 0, dir, dotgit, NULL);
 		return refuse(s, dotgit, -ELOOP);
+	}
 	if (k == 'd') {
 		_cleanup_free_ char *common = NULL;
 		int ret = read_commondir(dotgit, &common);
@@ -814,6 +819,8 @@ const char *rs_kind_name(int kind)
 		return "submodule";
 	case RS_REPO_BARE:
 		return "bare repository";
+	case RS_REPO_LINK:
+		return "symlinked .git";
 	}
 	return "?";
 }

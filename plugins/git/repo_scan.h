@@ -26,6 +26,7 @@
 #define RS_REPO_WORKTREE  2 /* linked worktree: .git file, gitdir has a commondir */
 #define RS_REPO_SUBMODULE 3 /* .git file to a full git dir (submodule, --separate-git-dir) */
 #define RS_REPO_BARE      4 /* a git directory found as such */
+#define RS_REPO_LINK      5 /* audit only: a .git that is a symlink (gitdir: the link) */
 
 struct rs_limits {
 	unsigned max_repos; /* repositories and git dirs taken into account */

@@ -99,6 +99,10 @@ name = "mock"
 base_url = "$API/v1"
 env_key = "OPENAI_API_KEY"
 wire_api = "responses"
+# Trusted once, as a user's persistent ~/.codex remembers: the project has a
+# .codex (the project-file protection's mask), and Codex asks about those.
+[projects."$PROJ"]
+trust_level = "trusted"
 TOML
     ENV=(--env OPENAI_API_KEY=sk-test-mock)
     PROMPT=(exec --skip-git-repo-check "say hi")

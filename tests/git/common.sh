@@ -6,8 +6,11 @@ command -v bwrap >/dev/null 2>&1 || skip_all "bwrap is not installed"
 command -v git >/dev/null 2>&1 || skip_all "git is not installed"
 [ -x "$ASB" ] || skip_all "launcher $ASB is not built"
 
-# The host's git: no system or global config, a fixed identity.
-export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=/dev/null
+# The host's git: no system or global config, a fixed identity. The empty
+# global config is a file of our own: a machine whose /dev/null is a regular
+# file (seen on CI images) would otherwise hand git whatever was last written.
+: >"$TEST_TMP/empty.gitconfig"
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$TEST_TMP/empty.gitconfig
 export GIT_AUTHOR_NAME=host GIT_AUTHOR_EMAIL=host@example.com
 export GIT_COMMITTER_NAME=host GIT_COMMITTER_EMAIL=host@example.com
 hgit() { git -c init.defaultBranch=main -c protocol.file.allow=always "$@"; }

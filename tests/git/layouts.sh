@@ -104,8 +104,8 @@ ok $? "audit: the agent may create a new repository"
 log=$(last_log)
 grep -q "read-only $D/.git/config (config)" <<<"$log"
 ok $? "launch.log records each protected path"
-grep -q "$D/planted/.git was created inside the sandbox" <<<"$log"
-ok $? "launch.log warns about a repository created inside"
+grep -q "repository $D/planted/.git was made inside the sandbox" <<<"$log"
+ok $? "launch.log notes a repository created inside (tests/git/newrepos.sh: its quarantine)"
 grep -q "removed placeholder $D/.git/info/attributes" <<<"$log"
 ok $? "launch.log records the placeholders removed"
 

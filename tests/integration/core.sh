@@ -193,12 +193,13 @@ err=$(asb -c "$TEST_TMP/nobackend.cfg" 2>&1)
 ok $([ $? -eq 125 ] && grep -q 'nobackend.cfg:3: sandbox.backend: backend "no-such-backend" was not found' <<<"$err"; echo $?) "an unknown backend: the file and line"
 
 # --- setup failures: 125, seen by --check where they can be --------------------
-printf 'sandbox: { command = "bash"; ro_dirs = [ "/" ]; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/rootro.cfg"
+# (Not "/": that covers $HOME, refused earlier and on its own, declared.sh.)
+printf 'sandbox: { command = "bash"; ro_dirs = [ "/run" ]; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/rootro.cfg"
 out=$(asb -c "$TEST_TMP/rootro.cfg" --check 2>/dev/null)
-ok $([ $? -eq 125 ] && grep -q "^filesystem: CANNOT RUN HERE: .*rootro.cfg: sandbox.ro_dirs: / is bound read-only over the sandbox's /run/agentsandbox" <<<"$out"; echo $?) \
-    "--check refuses ro_dirs = [ \"/\" ], naming the entry"
+ok $([ $? -eq 125 ] && grep -q "^filesystem: CANNOT RUN HERE: .*rootro.cfg: sandbox.ro_dirs: /run is bound read-only over the sandbox's /run/agentsandbox" <<<"$out"; echo $?) \
+    "--check refuses ro_dirs = [ \"/run\" ], naming the entry"
 err=$(asb -c "$TEST_TMP/rootro.cfg" -- -c 'touch ran' 2>&1)
-ok $([ $? -eq 125 ] && [ ! -e ran ] && grep -q "sandbox.ro_dirs: / is bound read-only" <<<"$err"; echo $?) \
+ok $([ $? -eq 125 ] && [ ! -e ran ] && grep -q "sandbox.ro_dirs: /run is bound read-only" <<<"$err"; echo $?) \
     "a launch refuses it before anything starts: 125 ($err)"
 err=$(asb -c "$TEST_TMP/basic.cfg" --mount "ro:$TEST_TMP/outside:/proc/asb" --check 2>&1)
 ok $([ $? -eq 125 ] && grep -q "/proc/asb is inside the sandbox's /proc" <<<"$err"; echo $?) "--check refuses a mount inside /proc"

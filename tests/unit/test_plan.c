@@ -62,6 +62,29 @@ static void test_env(void **state)
 	plan_free(&plan);
 }
 
+/* Final plans are parent first, stable within a depth, whoever added what. */
+static void test_parent_first(void **state)
+{
+	(void)state;
+	struct plan plan = {0};
+	assert_int_equal(plan_ephemeral(&plan, "/a/b/c", 0700, "first"), 0);
+	assert_int_equal(plan_ephemeral(&plan, "/a", 0700, "pin"), 0);
+	assert_int_equal(plan_entry(&plan, ASB_ENTRY_MASK, ASB_ENTRY_F_DIR, 0, NULL, "/a/b/c", NULL,
+	                            0, "second"),
+	                 0);
+	assert_int_equal(plan_ephemeral(&plan, "/x", 0700, "x"), 0);
+	assert_int_equal(plan_ephemeral(&plan, "/a/b", 0700, "mid"), 0);
+	plan_set_final(&plan);
+	const char *dests[] = {"/a", "/x", "/a/b", "/a/b/c", "/a/b/c"};
+	const char *origins[] = {"pin", "x", "mid", "first", "second"};
+	assert_int_equal(plan.n_entries, 5);
+	for (size_t i = 0; i < 5; i++) {
+		assert_string_equal(plan.entries[i].dest, dests[i]);
+		assert_string_equal(plan.entries[i].origin, origins[i]);
+	}
+	plan_free(&plan);
+}
+
 static void test_execs(void **state)
 {
 	(void)state;
@@ -233,11 +256,19 @@ static void test_bwrap_render(void **state)
 	assert_int_equal(d->backend->build(host_table(), &l.backend->ctx, l.backend->data), 0);
 
 	char *joined = joined_argv(&l);
+	/* Final plans are parent first: /usr, /m, then /home/ada, /etc/motd. */
+	int usr_fd = -1, tmp_fd = -1;
+	for (size_t i = 0; i < l.plan.n_entries; i++) {
+		if (strcmp(l.plan.entries[i].dest, "/usr") == 0)
+			usr_fd = l.plan.entries[i].fd;
+		if (strcmp(l.plan.entries[i].dest, tmp) == 0)
+			tmp_fd = l.plan.entries[i].fd;
+	}
 	char fd_bind[512];
-	snprintf(fd_bind, sizeof(fd_bind), "--bind-fd|%d|%s|", l.plan.entries[2].fd, tmp);
+	snprintf(fd_bind, sizeof(fd_bind), "--bind-fd|%d|%s|", tmp_fd, tmp);
 	char ro_bind[512];
-	snprintf(ro_bind, sizeof(ro_bind), "--ro-bind-fd|%d|/usr|--perms|0700|--tmpfs|/home/ada|",
-	         l.plan.entries[0].fd);
+	snprintf(ro_bind, sizeof(ro_bind), "--ro-bind-fd|%d|/usr|--perms|0555|--tmpfs|/m|", usr_fd);
+	assert_non_null(strstr(joined, "|--perms|0700|--tmpfs|/home/ada|"));
 	assert_non_null(strstr(joined, "--unshare-user|"));
 	assert_non_null(strstr(joined, "--unshare-net|"));
 	assert_non_null(strstr(joined, "--die-with-parent|"));
@@ -313,9 +344,10 @@ static void test_sessions(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_env),          cmocka_unit_test(test_execs),
-	    cmocka_unit_test(test_paths),        cmocka_unit_test(test_loader),
-	    cmocka_unit_test(test_bwrap_render), cmocka_unit_test(test_sessions),
+	    cmocka_unit_test(test_env),      cmocka_unit_test(test_parent_first),
+	    cmocka_unit_test(test_execs),    cmocka_unit_test(test_paths),
+	    cmocka_unit_test(test_loader),   cmocka_unit_test(test_bwrap_render),
+	    cmocka_unit_test(test_sessions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }

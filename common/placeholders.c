@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: MIT */
+#include "placeholders.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <dirent.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "util.h"
+
+static const char *base_name(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	return slash ? slash + 1 : path;
+}
+
+static int open_parent(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return -EINVAL;
+	_cleanup_free_ char *parent =
+	    slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
+	if (!parent)
+		return -ENOMEM;
+	int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	return fd < 0 ? -errno : fd;
+}
+
+static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
+{
+	void **arr = arrp;
+	if (n < *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 8;
+	void *p = ncap <= SIZE_MAX / elem ? realloc(*arr, ncap * elem) : NULL;
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* The shared lock on `path`'s parent, taken once per directory. */
+static int lock_parent(struct placeholders *p, const char *path, size_t *out)
+{
+	_cleanup_close_ int fd = open_parent(path);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	for (size_t i = 0; i < p->n_locks; i++)
+		if (p->locks[i].dev == st.st_dev && p->locks[i].ino == st.st_ino) {
+			*out = i;
+			return 0;
+		}
+	int r = grow(&p->locks, &p->cap_locks, p->n_locks, sizeof(*p->locks));
+	if (r < 0)
+		return r;
+	/* Shared: every sandbox that masks here holds it; cleanup wants it alone. */
+	if (flock(fd, LOCK_SH) < 0)
+		return -errno;
+	p->locks[p->n_locks] = (struct dir_lock){.fd = fd, .dev = st.st_dev, .ino = st.st_ino};
+	fd = -1;
+	*out = p->n_locks++;
+	return 0;
+}
+
+int placeholders_add(struct placeholders *p, const char *path, int is_dir)
+{
+	int r = grow(&p->items, &p->cap, p->n, sizeof(*p->items));
+	if (r < 0)
+		return r;
+	size_t lock = 0;
+	if ((r = lock_parent(p, path, &lock)) < 0)
+		return r;
+	char *copy = strdup(path);
+	if (!copy)
+		return -ENOMEM;
+	p->items[p->n++] = (struct placeholder){
+	    .path = copy, .parent_fd = p->locks[lock].fd, .lock = lock, .is_dir = is_dir};
+	return 0;
+}
+
+int placeholders_has(const struct placeholders *p, const char *path)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (strcmp(p->items[i].path, path) == 0)
+			return 1;
+	return 0;
+}
+
+void placeholders_free(struct placeholders *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		free(p->items[i].path);
+	for (size_t i = 0; i < p->n_locks; i++)
+		close(p->locks[i].fd);
+	free(p->items);
+	free(p->locks);
+	if (p->journal_fd > 0)
+		close(p->journal_fd);
+	free(p->journal);
+	*p = (struct placeholders){0};
+}
+
+static void say(placeholders_log_fn log, void *ud, char *line)
+{
+	if (line && log)
+		log(ud, line);
+	free(line);
+}
+
+/* 1 while the placeholder is still to be removed (another sandbox uses its
+ * directory); 0 once it is gone, or is no longer empty and so no longer
+ * ours to remove. */
+static int remove_one(const struct placeholders *p, const struct placeholder *ph,
+                      placeholders_log_fn log, void *ud)
+{
+	const char *name = base_name(ph->path);
+	struct stat st;
+	if (fstatat(ph->parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+		return 0; /* never created (launch failed early) or already gone */
+	if (!p->locks[ph->lock].exclusive) {
+		say(log, ud,
+		    str_printf("placeholder %s left in place: another sandbox uses this directory",
+		               ph->path));
+		return 1;
+	}
+	int r;
+	if (ph->is_dir && S_ISDIR(st.st_mode))
+		r = unlinkat(ph->parent_fd, name, AT_REMOVEDIR);
+	else if (!ph->is_dir && S_ISREG(st.st_mode) && st.st_size == 0)
+		r = unlinkat(ph->parent_fd, name, 0);
+	else
+		r = -1, errno = ENOTEMPTY;
+	if (r == 0)
+		say(log, ud, str_printf("removed placeholder %s", ph->path));
+	else
+		say(log, ud,
+		    str_printf("placeholder %s left in place: %s", ph->path, strerror(errno)));
+	return 0;
+}
+
+void placeholders_cleanup(struct placeholders *p, placeholders_log_fn log, void *ud)
+{
+	for (size_t i = 0; i < p->n_locks; i++)
+		p->locks[i].exclusive = flock(p->locks[i].fd, LOCK_EX | LOCK_NB) == 0;
+	/* Newest first: a masked file sits inside a placeholder directory. */
+	bool pending = false;
+	for (size_t i = p->n; i-- > 0;)
+		pending |= remove_one(p, &p->items[i], log, ud);
+	if (p->journal && !pending)
+		unlink(p->journal);
+}
+
+char *placeholders_journal_dir(const char *session_dir, const char *plugin)
+{
+	const char *slash = session_dir ? strrchr(session_dir, '/') : NULL;
+	if (!slash)
+		return NULL;
+	return str_printf("%.*s/.%s-placeholders", (int)(slash - session_dir), session_dir, plugin);
+}
+
+int placeholders_journal(struct placeholders *p, const char *dir, const char *id)
+{
+	if (p->n == 0)
+		return 0;
+	int r = mkdir_p(dir, 0700);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *tmp = str_printf("%s/.%s.tmp", dir, id);
+	char *path = str_printf("%s/%s", dir, id);
+	if (!tmp || !path) {
+		free(path);
+		return -ENOMEM;
+	}
+	/* Locked before it has its name: a reaper never sees it unlocked. */
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	r = fd < 0 ? -errno : 0;
+	if (r == 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
+		r = -errno;
+	for (size_t i = 0; r == 0 && i < p->n; i++)
+		if (dprintf(fd, "%s %s\n", p->items[i].is_dir ? "d" : "f", p->items[i].path) < 0)
+			r = -EIO;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0) {
+		if (fd >= 0) {
+			unlink(tmp);
+			close(fd);
+		}
+		free(path);
+		return r;
+	}
+	p->journal_fd = fd;
+	p->journal = path;
+	return 0;
+}
+
+/* One journal no launcher holds: 1 when everything it lists is gone. */
+static int reap_journal(int dfd, const char *name, placeholders_log_fn log, void *ud)
+{
+	_cleanup_close_ int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0 || flock(fd, LOCK_EX | LOCK_NB) < 0)
+		return 0; /* its launcher still runs */
+	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	FILE *f = dup >= 0 ? fdopen(dup, "r") : NULL;
+	if (!f) {
+		if (dup >= 0)
+			close(dup);
+		return 0;
+	}
+	bool all_gone = true;
+	char *line = NULL;
+	size_t cap = 0;
+	while (getline(&line, &cap, f) > 0) {
+		line[strcspn(line, "\n")] = '\0';
+		if ((line[0] != 'f' && line[0] != 'd') || line[1] != ' ' || line[2] != '/')
+			continue;
+		struct placeholders one = {0};
+		if (placeholders_add(&one, line + 2, line[0] == 'd') < 0) {
+			/* Its directory is gone: so is the placeholder. */
+			placeholders_free(&one);
+			continue;
+		}
+		one.locks[0].exclusive = flock(one.locks[0].fd, LOCK_EX | LOCK_NB) == 0;
+		struct stat st;
+		if (fstatat(one.items[0].parent_fd, base_name(line + 2), &st,
+		            AT_SYMLINK_NOFOLLOW) == 0) {
+			say(log, ud,
+			    str_printf("%s: a placeholder left by a launch that was killed",
+			               line + 2));
+			all_gone &= !remove_one(&one, &one.items[0], log, ud);
+		}
+		placeholders_free(&one);
+	}
+	free(line);
+	fclose(f);
+	return all_gone;
+}
+
+void placeholders_reap(const char *dir, placeholders_log_fn log, void *ud)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue; /* also a journal being written */
+		if (reap_journal(dirfd(d), de->d_name, log, ud))
+			unlinkat(dirfd(d), de->d_name, 0);
+	}
+}

@@ -1,0 +1,376 @@
+/* SPDX-License-Identifier: MIT */
+#include "selfconfig.h"
+
+#include "exec.h"
+#include "log.h"
+#include "netrules.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#ifdef __APPLE__
+#define st_ctim st_ctimespec /* POSIX's name for it */
+#endif
+
+#define RECORD   "writable"
+#define ACCEPTED "accepted-config-changes"
+
+static int push_real(struct strv *out, const char *path)
+{
+	char real[PATH_MAX];
+	if (!path || !realpath(path, real) || strv_contains(out, real))
+		return 0;
+	return strv_push(out, real);
+}
+
+static int collect_sources(const config_setting_t *s, struct strv *out, int depth)
+{
+	if (!s || depth > 64)
+		return 0;
+	int r = push_real(out, config_setting_source_file(s));
+	int n = config_setting_length(s);
+	for (int i = 0; r >= 0 && i < n; i++)
+		r = collect_sources(config_setting_get_elem(s, (unsigned)i), out, depth + 1);
+	return r;
+}
+
+int selfconfig_collect(const struct policy *p, const struct network *n, struct strv *out)
+{
+	int r = push_real(out, p->config_file);
+	/* What an @include brought in. */
+	if (r >= 0 && p->cfg_loaded)
+		r = collect_sources(config_root_setting(&p->cfg), out, 0);
+	if (r >= 0 && n && n->rules)
+		if ((r = push_real(out, n->rules->hosts_file)) >= 0)
+			r = push_real(out, n->rules->upstream_ca_file);
+	for (size_t i = 0; r >= 0 && i < p->plugin_dirs.n; i++)
+		r = push_real(out, p->plugin_dirs.v[i]);
+	/* Its own programs: the proxy runs on the host, unsandboxed. */
+	static const char *const helpers[] = {"agentsandbox-proxy", "agentsandbox-init"};
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(helpers); i++) {
+		_cleanup_free_ char *h = NULL;
+		if (exec_find_helper(helpers[i], &h) == 0)
+			r = push_real(out, h);
+	}
+	_cleanup_free_ char *self = NULL;
+	if (r >= 0 && exec_self(&self) == 0)
+		r = push_real(out, self);
+	/* Its state (session records, these very records) and config. */
+	_cleanup_free_ char *state = NULL, *conf = NULL;
+	const char *xdg_conf = getenv("XDG_CONFIG_HOME");
+	if (r >= 0 && session_root(getenv("XDG_STATE_HOME"), p->home, &state) == 0)
+		r = push_real(out, state);
+	conf = xdg_conf && xdg_conf[0] == '/' ? str_printf("%s/agentsandbox", xdg_conf)
+	       : p->home                      ? str_printf("%s/.config/agentsandbox", p->home)
+	                                      : NULL;
+	if (r >= 0 && conf)
+		r = push_real(out, conf);
+	return r;
+}
+
+static bool have_entry(const struct plan *plan, uint32_t type, const char *host, const char *dest)
+{
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		const struct plan_entry *e = &plan->entries[i];
+		if (e->type == type && e->host_path && strcmp(e->host_path, host) == 0 &&
+		    strcmp(e->dest, dest) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* The deepest READ/WRITE entry whose host path holds `path`. */
+static const struct plan_entry *covering(const struct plan *plan, const char *path)
+{
+	const struct plan_entry *best = NULL;
+	for (size_t i = 0; i < plan->n_entries; i++) {
+		const struct plan_entry *e = &plan->entries[i];
+		if ((e->type != ASB_ENTRY_READ && e->type != ASB_ENTRY_WRITE) || !e->host_path ||
+		    !path_is_within(path, e->host_path))
+			continue;
+		if (!best || strlen(e->host_path) >= strlen(best->host_path))
+			best = e;
+	}
+	return best;
+}
+
+int selfconfig_protect(struct plan *plan, const struct strv *paths, struct strv *protected)
+{
+	for (size_t i = 0; i < paths->n; i++) {
+		const char *p = paths->v[i];
+		const struct plan_entry *e = covering(plan, p);
+		if (!e || e->type != ASB_ENTRY_WRITE)
+			continue; /* not visible, or read-only already */
+		_cleanup_free_ char *root = strdup(e->host_path);
+		_cleanup_free_ char *root_dest = strdup(e->dest);
+		_cleanup_free_ char *dest = str_printf("%s%s", e->dest, p + strlen(e->host_path));
+		if (!root || !root_dest || !dest)
+			return -ENOMEM;
+		/* Every directory between the writable root and it: pinned, so that
+		 * renaming a parent cannot carry the read-only bind away. */
+		size_t rl = strlen(root);
+		for (const char *s = p[rl] == '/' ? strchr(p + rl + 1, '/') : NULL; s;
+		     s = strchr(s + 1, '/')) {
+			_cleanup_free_ char *dir = strndup(p, (size_t)(s - p));
+			_cleanup_free_ char *ddir =
+			    dir ? str_printf("%s%s", root_dest, dir + rl) : NULL;
+			if (!ddir)
+				return -ENOMEM;
+			int r = have_entry(plan, ASB_ENTRY_WRITE, dir, ddir)
+			            ? 0
+			            : plan_path(plan, ASB_ENTRY_WRITE, dir, ddir, ASB_ENTRY_F_EXEC,
+			                        "core (self-config)");
+			if (r < 0)
+				return r;
+		}
+		int r = plan_path(plan, ASB_ENTRY_READ, p, dest, 0, "core (self-config)");
+		if (r < 0)
+			return r;
+		log_msg(LOG_INFO,
+		        "read-only inside: %s (it shapes the sandbox and lies in the writable %s)",
+		        p, root);
+		if ((r = strv_push(protected, p)) < 0)
+			return r;
+	}
+	return 0;
+}
+
+int selfconfig_record(struct session *s, const struct plan *plan, const struct strv *protected)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	_cleanup_free_ char *text =
+	    str_printf("start %lld %ld\n", (long long)ts.tv_sec, ts.tv_nsec);
+	for (size_t i = 0; text && i < plan->n_entries; i++) {
+		const struct plan_entry *e = &plan->entries[i];
+		if (e->type != ASB_ENTRY_WRITE || !e->host_path)
+			continue;
+		_cleanup_free_ char *clean = log_escape(e->host_path);
+		char *t = clean ? str_printf("%sw %s\n", text, clean) : NULL;
+		free(text);
+		text = t;
+	}
+	for (size_t i = 0; text && i < protected->n; i++) {
+		_cleanup_free_ char *clean = log_escape(protected->v[i]);
+		char *t = clean ? str_printf("%sp %s\n", text, clean) : NULL;
+		free(text);
+		text = t;
+	}
+	if (!text)
+		return -ENOMEM;
+	return session_write(s, RECORD, text, strlen(text));
+}
+
+void selfconfig_record_end(struct session *s)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	char line[64];
+	int n = snprintf(line, sizeof(line), "end %lld %ld\n", (long long)ts.tv_sec, ts.tv_nsec);
+	int fd = session_open(s, RECORD);
+	if (fd >= 0) {
+		(void)write_all(fd, line, (size_t)n);
+		close(fd);
+	}
+}
+
+/* The latest change time of `path`, and of its entries when a directory
+ * (a planted plugin changes the directory; a rewritten one, its file). */
+static bool changed_at(const char *path, struct timespec *out)
+{
+	struct stat st;
+	if (lstat(path, &st) < 0)
+		return false;
+	*out = st.st_ctim;
+	if (!S_ISDIR(st.st_mode))
+		return true;
+	_cleanup_closedir_ DIR *d = opendir(path);
+	struct dirent *de;
+	unsigned n = 0;
+	while (d && (de = readdir(d)) && n++ < 4096) {
+		struct stat cs;
+		if (de->d_name[0] == '.' && (!de->d_name[1] || de->d_name[1] == '.'))
+			continue;
+		if (fstatat(dirfd(d), de->d_name, &cs, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    (cs.st_ctim.tv_sec > out->tv_sec ||
+		     (cs.st_ctim.tv_sec == out->tv_sec && cs.st_ctim.tv_nsec > out->tv_nsec)))
+			*out = cs.st_ctim;
+	}
+	return true;
+}
+
+static bool not_before(const struct timespec *a, long long sec, long nsec)
+{
+	return a->tv_sec > sec || (a->tv_sec == sec && a->tv_nsec >= nsec);
+}
+
+/* The change time accepted for `path` ("SEC NSEC PATH" lines, last wins). */
+static bool accepted_at(const char *state_root, const char *path, long long *sec, long *nsec)
+{
+	_cleanup_free_ char *file = str_printf("%s/" ACCEPTED, state_root);
+	_cleanup_free_ char *text = NULL;
+	_cleanup_free_ char *clean = log_escape(path);
+	if (!file || !clean || read_file(file, &text, NULL) < 0)
+		return false;
+	bool found = false;
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		long long s;
+		long ns;
+		int off = 0;
+		if (sscanf(line, "%lld %ld %n", &s, &ns, &off) == 2 && off > 0 &&
+		    strcmp(line + off, clean) == 0) {
+			*sec = s;
+			*nsec = ns;
+			found = true;
+		}
+	}
+	return found;
+}
+
+struct record {
+	long long sec, end_sec; /* end_sec 0: it did not end cleanly (or still runs) */
+	long nsec, end_nsec;
+	struct strv writable, protected;
+};
+
+static int read_record(const char *dir, struct record *rec)
+{
+	_cleanup_free_ char *file = str_printf("%s/" RECORD, dir);
+	_cleanup_free_ char *text = NULL;
+	if (!file)
+		return -ENOMEM;
+	int r = read_file(file, &text, NULL);
+	if (r < 0)
+		return r;
+	*rec = (struct record){0};
+	char *save = NULL;
+	for (char *line = strtok_r(text, "\n", &save); line && r >= 0;
+	     line = strtok_r(NULL, "\n", &save)) {
+		if (str_has_prefix(line, "start "))
+			(void)sscanf(line + 6, "%lld %ld", &rec->sec, &rec->nsec);
+		else if (str_has_prefix(line, "end "))
+			(void)sscanf(line + 4, "%lld %ld", &rec->end_sec, &rec->end_nsec);
+		else if (str_has_prefix(line, "w "))
+			r = strv_push(&rec->writable, line + 2);
+		else if (str_has_prefix(line, "p "))
+			r = strv_push(&rec->protected, line + 2);
+	}
+	return r < 0 ? r : rec->sec > 0 ? 0 : -EINVAL;
+}
+
+/* A session holds the lock on its directory while it runs (session.c). */
+static bool still_running(const char *dir)
+{
+	_cleanup_free_ char *lock = str_printf("%s/.lock", dir);
+	_cleanup_close_ int fd = lock ? open(lock, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) : -1;
+	if (fd < 0)
+		return false;
+	if (flock(fd, LOCK_SH | LOCK_NB) == 0)
+		return false;
+	return errno == EWOULDBLOCK;
+}
+
+static void append_end(const char *dir, const struct timespec *at)
+{
+	_cleanup_free_ char *file = str_printf("%s/" RECORD, dir);
+	_cleanup_close_ int fd =
+	    file ? open(file, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW) : -1;
+	char line[64];
+	int n = snprintf(line, sizeof(line), "end %lld %ld\n", (long long)at->tv_sec, at->tv_nsec);
+	if (fd >= 0)
+		(void)write_all(fd, line, (size_t)n);
+}
+
+static bool within_any(const struct strv *roots, const char *path)
+{
+	for (size_t i = 0; i < roots->n; i++)
+		if (path_is_within(path, roots->v[i]))
+			return true;
+	return false;
+}
+
+int selfconfig_check(const char *state_root, const struct strv *paths, char **why)
+{
+	_cleanup_closedir_ DIR *d = opendir(state_root);
+	if (!d)
+		return 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		_cleanup_free_ char *dir = str_printf("%s/%s", state_root, de->d_name);
+		struct record rec;
+		if (!dir || read_record(dir, &rec) < 0)
+			continue;
+		if (!rec.end_sec && !still_running(dir)) {
+			/* Killed (the sandbox died with it): over by now at the
+			 * latest, which bounds it for every later launch. */
+			struct timespec now;
+			clock_gettime(CLOCK_REALTIME, &now);
+			append_end(dir, &now);
+			rec.end_sec = now.tv_sec;
+			rec.end_nsec = now.tv_nsec;
+		}
+		for (size_t i = 0; i < paths->n && !*why; i++) {
+			const char *p = paths->v[i];
+			struct timespec at;
+			long long asec = 0;
+			long ansec = 0;
+			/* Changed while that session's agent could write it. */
+			if (!within_any(&rec.writable, p) || within_any(&rec.protected, p) ||
+			    !changed_at(p, &at) || !not_before(&at, rec.sec, rec.nsec) ||
+			    (rec.end_sec && not_before(&at, rec.end_sec, rec.end_nsec + 1)))
+				continue;
+			if (accepted_at(state_root, p, &asec, &ansec) &&
+			    !(at.tv_sec > asec || (at.tv_sec == asec && at.tv_nsec > ansec)))
+				continue;
+			char when[32];
+			struct tm tm;
+			time_t t = at.tv_sec;
+			strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S", localtime_r(&t, &tm));
+			*why = str_printf(
+			    "%s, which shapes the sandbox, changed at %s, after the session "
+			    "%s started with write access to it: its agent may have "
+			    "rewritten it",
+			    p, when, de->d_name);
+		}
+		strv_clear(&rec.writable);
+		strv_clear(&rec.protected);
+		if (*why)
+			return *why ? 1 : -ENOMEM;
+	}
+	return 0;
+}
+
+int selfconfig_accept(const char *state_root, const struct strv *paths)
+{
+	int r = mkdir_p(state_root, 0700);
+	if (r < 0)
+		return r;
+	_cleanup_free_ char *file = str_printf("%s/" ACCEPTED, state_root);
+	if (!file)
+		return -ENOMEM;
+	_cleanup_close_ int fd =
+	    open(file, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	for (size_t i = 0; i < paths->n; i++) {
+		struct timespec at;
+		_cleanup_free_ char *clean = log_escape(paths->v[i]);
+		_cleanup_free_ char *line =
+		    clean && changed_at(paths->v[i], &at)
+		        ? str_printf("%lld %ld %s\n", (long long)at.tv_sec, at.tv_nsec, clean)
+		        : NULL;
+		if (line && (r = write_all(fd, line, strlen(line))) < 0)
+			return r;
+	}
+	return 0;
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/* The sandbox's own configuration, where the agent could write it: the config
+ * file and what it includes, the proxy's hosts_file and upstream_ca_file, the
+ * plugin search path, agentsandbox's own programs, its state and config
+ * directories. When one lies under a writable entry of the plan it is made
+ * read-only inside (its parents pinned); each session records what it could
+ * write, so that the next launch sees when an earlier session could have
+ * changed one of them, and says so before obeying it. */
+#ifndef ASB_CORE_SELFCONFIG_H
+#define ASB_CORE_SELFCONFIG_H
+
+#include "network.h"
+#include "plan.h"
+#include "policy.h"
+#include "session.h"
+
+/* The paths that shape this launch (resolved, existing ones). */
+int selfconfig_collect(const struct policy *p, const struct network *n, struct strv *out);
+
+/* Read-only inside those of `paths` that a writable entry covers; the ones
+ * protected go to `protected`. Before the plan is final. */
+int selfconfig_protect(struct plan *plan, const struct strv *paths, struct strv *protected);
+
+/* The session's record ("writable"): its start, the plan's writable host
+ * paths and what was protected. */
+int selfconfig_record(struct session *s, const struct plan *plan, const struct strv *protected);
+
+/* The agent is gone: nothing of this session writes any more. */
+void selfconfig_record_end(struct session *s);
+
+/* Could a session recorded under `state_root` have changed one of `paths`
+ * (it could write there, did not protect it, and the path changed after it
+ * started, and not since accepted)? 1 with *why (new string), 0, -errno. */
+int selfconfig_check(const char *state_root, const struct strv *paths, char **why);
+
+/* The user accepts the paths as they are now (recorded in state_root). */
+int selfconfig_accept(const char *state_root, const struct strv *paths);
+
+#endif

@@ -1,0 +1,183 @@
+#!/usr/bin/env bash
+# Project files host tools run (issue 11, item 2): editor tasks and settings,
+# direnv/mise/asdf files, MCP configs, agents' settings and hooks. Inside the
+# real sandbox every attempt to change a present one, plant a missing one at
+# the workspace root, or carry one away with its parent fails; afterwards the
+# host's files are unchanged, no mount point is left behind, and one planted
+# deeper was moved aside. Opt-outs, refusals and records are checked too.
+. "$SRC_ROOT/tests/lib.sh"
+
+command -v bwrap >/dev/null || skip_all "bwrap is not installed"
+command -v git >/dev/null || skip_all "git is not installed"
+: >"$TEST_TMP/empty.gitconfig" # not /dev/null: see tests/git/common.sh
+export GIT_CONFIG_NOSYSTEM=1 GIT_CONFIG_GLOBAL=$TEST_TMP/empty.gitconfig
+
+W="$TEST_TMP/ws"
+mkdir -p "$W/.vscode" "$W/.claude" "$W/sub/pkg/.vscode" "$W/sub/tool" "$HOME/state/.cursor"
+cd "$W" || exit 1
+git init -q -b main .
+echo '{ "tasks": [] }' >.vscode/tasks.json
+echo '{ "hooks": {} }' >.claude/settings.json
+echo 'export A=1' >.envrc
+echo '{}' >sub/pkg/.vscode/settings.json
+echo 'nodejs 20.0.0' >sub/tool/.tool-versions
+echo '{}' >"$HOME/state/.cursor/mcp.json"
+echo data >README
+git add -A && git -c user.name=h -c user.email=h@h commit -q -m init
+fingerprint() { (cd "$1" && find . -path ./.git -prune -o -print | LC_ALL=C sort | while read -r f; do
+    if [ -f "$f" ]; then echo "$f $(sha256sum <"$f")"; else echo "$f"; fi; done); }
+before=$(fingerprint "$W")
+state_before=$(fingerprint "$HOME/state")
+exclude_before=$(cat .git/info/exclude)
+
+cat >"$TEST_TMP/pf.cfg" <<CFG
+sandbox: {
+  command = "bash";
+  packages = [ "git" ];
+  rw_dirs = [ "$HOME/state" ];
+  env = { GIT_AUTHOR_NAME = "a"; GIT_AUTHOR_EMAIL = "a@a"; GIT_COMMITTER_NAME = "a"; GIT_COMMITTER_EMAIL = "a@a"; };
+};
+CFG
+script='
+attack() { local name=$1; shift; if ( eval "$*" ) >/dev/null 2>&1; then echo "PLANTED $name"; else echo "BLOCKED $name"; fi; }
+attack tasks "echo {} > .vscode/tasks.json"
+attack vscode-new "echo {} > .vscode/settings.json"
+attack vscode-rm "rm -rf .vscode"
+attack vscode-mv "mv .vscode .vscode.old"
+attack claude-settings "echo x > .claude/settings.json"
+attack claude-local "echo {} > .claude/settings.local.json"
+attack claude-commands "mkdir -p .claude/commands && echo x > .claude/commands/x.md"
+attack claude-mv "mv .claude .claude.old"
+attack envrc "echo evil >> .envrc"
+attack envrc-replace "rm -f .envrc && echo evil > .envrc"
+attack mcp "echo {} > .mcp.json"
+attack tool-versions "echo \"nodejs path:/tmp\" > .tool-versions"
+attack idea "mkdir -p .idea && echo x > .idea/workspace.xml"
+attack codex "mkdir -p .codex && echo x > .codex/config.toml"
+attack gemini "echo x > .gemini/settings.json"
+attack cursor "mkdir -p .cursor && echo {} > .cursor/mcp.json"
+attack opencode "echo {} > opencode.json"
+attack nested "echo x > sub/pkg/.vscode/settings.json"
+attack nested-mv "mv sub sub.old"
+attack nested-mv2 "mv sub/pkg sub/pkg.old"
+attack nested-tv "echo x >> sub/tool/.tool-versions"
+attack rwdir "echo x > '"$HOME"'/state/.cursor/mcp.json"
+attack rwdir-mv "mv '"$HOME"'/state/.cursor '"$HOME"'/state/.cursor.old"
+echo "MASKS $(cat .mcp.json .claude/settings.local.json | tr -d "\n")"
+echo "STATUS $(git status --porcelain | tr "\n" " ")"
+echo more >> README && git add -A && git commit -q -m agent && echo "COMMITTED $(git show --name-only --format= HEAD | tr "\n" " ")"
+mkdir -p new/deep && echo "{}" > new/deep/.mcp.json && mkdir -p new/.vscode && echo x > new/.vscode/tasks.json &&
+  echo "export B=1" > new/.envrc && echo PLANTED-DEEP
+'
+out=$(asb -c "$TEST_TMP/pf.cfg" -- -c "$script" 2>"$TEST_TMP/err")
+ok $? "the sandbox ran"
+for a in tasks vscode-new vscode-rm vscode-mv claude-settings claude-local claude-mv \
+    envrc envrc-replace mcp tool-versions opencode nested nested-mv nested-mv2 \
+    nested-tv rwdir rwdir-mv; do
+    grep -qx "BLOCKED $a" <<<"$out"
+    ok $? "blocked inside: $a"
+done
+# A missing directory is an empty one inside, writable and discarded at exit
+# (the host's tree is compared below; git inside does not see what is there).
+for a in claude-commands idea codex gemini cursor; do
+    grep -qx "PLANTED $a" <<<"$out"
+    ok $? "inside only: $a (a directory discarded at exit)"
+done
+ok $(grep -qx "MASKS {}{}" <<<"$out"; echo $?) "a masked JSON file reads as an empty object inside"
+ok $(grep -q "^STATUS ?? new\|^STATUS $" <<<"$out" && ! grep "^STATUS" <<<"$out" | grep -qE '\.mcp\.json|opencode|tool-versions|aider'; echo $?) \
+    "git status inside does not list the masks ($(grep ^STATUS <<<"$out"))"
+ok $(grep -q "^COMMITTED" <<<"$out" && ! grep "^COMMITTED" <<<"$out" | grep -qE 'mcp|opencode|tool-versions|aider|settings'; echo $?) \
+    "git add -A && git commit inside commits no mask ($(grep ^COMMITTED <<<"$out"))"
+
+# --- the host afterwards ---------------------------------------------------------------
+git reset -q --hard HEAD~1
+after=$(fingerprint "$W" | grep -v '^./new')
+ok $([ "$before" = "$after" ]; echo $?) "host: every project file unchanged, no placeholder left (diff: $(diff <(echo "$before") <(echo "$after") | tr '\n' ' '))"
+ok $([ "$state_before" = "$(fingerprint "$HOME/state")" ]; echo $?) "host: the rw dir's .cursor unchanged"
+ok $([ ! -e "$W/.claude/commands" ] && [ ! -e "$W/.idea" ] && [ ! -e "$W/.codex" ] && [ ! -e "$W/.gemini" ] && [ ! -e "$W/.cursor" ]; echo $?) \
+    "host: no .claude/commands, .idea, .codex, .gemini or .cursor after exit"
+ok $([ "$exclude_before" = "$(cat .git/info/exclude)" ]; echo $?) "host: .git/info/exclude unchanged (the masks' lines were inside only)"
+q=$(ls -d new/.vscode.agentsandbox-quarantine-* 2>/dev/null)
+ok $([ -n "$q" ] && [ ! -e new/.vscode ] && [ -f "$q/tasks.json" ]; echo $?) "host: .vscode planted deeper was moved aside ($q)"
+ok $([ ! -e new/deep/.mcp.json ] && ls new/deep/.mcp.json.agentsandbox-quarantine-* >/dev/null 2>&1; echo $?) "host: so was a deeper .mcp.json"
+ok $([ -f new/.envrc ]; echo $?) "host: a new .envrc stays (direnv asks before running it) ..."
+err=$(cat "$TEST_TMP/err")
+ok $(grep -q "new/.envrc was made inside the sandbox (direnv" <<<"$err"; echo $?) "  ... and a warning names it"
+ok $(grep -q "new/.vscode was made inside the sandbox (VS Code.*moved to .*; to restore it: mv" <<<"$err"; echo $?) \
+    "stderr says where the quarantined one went and how to restore it"
+s=$(sessions | tail -1)
+for p in "read-only $W/.vscode" "read-only $W/.envrc" "read-only $W/.claude/settings.json" \
+    "read-only $W/sub/pkg/.vscode" "read-only $HOME/state/.cursor" "$W/.mcp.json is missing: masked" \
+    "$W/.claude/commands is missing: masked" "removed placeholder $W/.mcp.json"; do
+    ok $(grep -qF "$p" "$s/launch.log"; echo $?) "launch.log: $p"
+done
+show=$(asb -c "$TEST_TMP/pf.cfg" --show-config 2>&1)
+ok $(grep -q "^projectfiles.read_only = $W/sub/pkg/.vscode" <<<"$show" && grep -q "^projectfiles.masked = $W/.idea" <<<"$show"; echo $?) \
+    "--show-config lists what is read-only and what is masked"
+rm -rf new
+
+# --- opt-outs --------------------------------------------------------------------------
+out=$(asb -c "$TEST_TMP/pf.cfg" --project-writable .vscode,.claude/commands -- -c \
+    'echo "{ }" > .vscode/tasks.json && echo VSCODE; mkdir -p .claude/commands && echo x > .claude/commands/x.md && echo COMMANDS;
+     echo x > .claude/settings.local.json 2>/dev/null || echo LOCAL-BLOCKED' 2>&1)
+ok $(grep -qx VSCODE <<<"$out" && grep -qx COMMANDS <<<"$out" && grep -qx LOCAL-BLOCKED <<<"$out"; echo $?) \
+    "--project-writable .vscode,.claude/commands: those two writable, the rest still protected"
+ok $([ "$(cat .vscode/tasks.json)" = "{ }" ] && [ -f .claude/commands/x.md ]; echo $?) "host: what was opted out persists"
+git checkout -q -- .vscode/tasks.json && rm -rf .claude/commands
+mkdir -p "$TEST_TMP/bare"
+printf 'sandbox: { command = "bash"; };\nplugins: { projectfiles: { writable = [ ".claude/skills" ]; }; };\n' >"$TEST_TMP/skills.cfg"
+out=$(asb -c "$TEST_TMP/skills.cfg" --workspace "$TEST_TMP/bare" -- -c \
+    'cd '"$TEST_TMP"'/bare; mkdir -p .claude/skills/s && echo x > .claude/skills/s/SKILL.md && echo SKILLS;
+     mv .claude .claude.old 2>/dev/null || echo PINNED; echo {} > .claude/settings.json 2>/dev/null || echo SETTINGS-BLOCKED' 2>&1)
+ok $(grep -qx SKILLS <<<"$out" && grep -qx PINNED <<<"$out" && grep -qx SETTINGS-BLOCKED <<<"$out"; echo $?) \
+    "a missing .claude with one entry left writable: made, pinned, the others masked ($(echo $out))"
+ok $([ -f "$TEST_TMP/bare/.claude/skills/s/SKILL.md" ] && [ ! -e "$TEST_TMP/bare/.claude/settings.json" ]; echo $?) \
+    "host: the skill persists, no placeholder settings.json left"
+printf 'sandbox: { command = "bash"; };\nplugins: { projectfiles: { writable = [ ".nope" ]; }; };\n' >"$TEST_TMP/bad.cfg"
+err=$(asb -c "$TEST_TMP/bad.cfg" -- -c true 2>&1)
+ok $([ $? -eq 125 ] && grep -q 'bad.cfg:2: plugins.projectfiles.writable: ".nope" is not on the list' <<<"$err"; echo $?) \
+    "an unknown writable entry is an error with file:line ($err)"
+out=$(asb -c "$TEST_TMP/pf.cfg" --no-project-protection -- -c 'echo x > .mcp.json && echo WROTE' 2>&1)
+ok $(grep -qx WROTE <<<"$out" && grep -q "project-file protection is off" <<<"$out"; echo $?) "--no-project-protection: writable, and warned"
+rm -f .mcp.json
+
+# --- an empty one is taken for missing ---------------------------------------------------
+# (It is most likely another sandbox's mount point; as a read-only bind it
+# would stop a tool that writes there at start, as opencode does.)
+E=$TEST_TMP/empty
+mkdir -p "$E/.vscode"
+out=$(cd "$E" && asb -c "$TEST_TMP/pf.cfg" -- -c 'echo {} > .vscode/tasks.json && echo WROTE' 2>&1)
+ok $(grep -qx WROTE <<<"$out" && [ -d "$E/.vscode" ] && [ -z "$(ls -A "$E/.vscode")" ]; echo $?) \
+    "an empty .vscode is masked like a missing one: written inside only, left in place and empty"
+
+# --- a launcher killed outright ---------------------------------------------------------
+# It cannot remove the mount points its masks left at the workspace root;
+# the next launch does (under the journal's lock), and the project is as it was.
+K=$TEST_TMP/killed
+mkdir -p "$K"
+echo data >"$K/README"
+k_before=$(fingerprint "$K")
+(cd "$K" && exec "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/pf.cfg" -- -c 'echo up > "$PWD/up.txt"; sleep 300') &
+pid=$!
+for _ in $(seq 100); do [ -e "$K/up.txt" ] && break; sleep 0.1; done
+kill -KILL $pid
+wait $pid 2>/dev/null
+rm -f "$K/up.txt"
+for _ in $(seq 50); do pgrep -f "up.txt; sleep 300" >/dev/null || break; sleep 0.1; done
+ok $([ "$(fingerprint "$K")" != "$k_before" ] && [ -e "$K/.mcp.json" ]; echo $?) \
+    "SIGKILL of the launcher leaves its placeholders ($(ls -A "$K" | tr '\n' ' '))"
+(cd "$K" && asb -c "$TEST_TMP/pf.cfg" -- -c true)
+ok $([ "$(fingerprint "$K")" = "$k_before" ]; echo $?) "the next launch removed what the killed one left"
+grep -q "a placeholder left by a launch that was killed" "$(sessions | tail -n 1)launch.log"
+ok $? "launch.log says so"
+ok $([ -z "$(ls -A "$XDG_STATE_HOME/agentsandbox/.projectfiles-placeholders" 2>/dev/null)" ]; echo $?) \
+    "no placeholder journal is left once they are gone"
+
+# --- what cannot be protected is refused -------------------------------------------------
+ln -s "$TEST_TMP/elsewhere" sub/.envrc
+err=$(asb -c "$TEST_TMP/pf.cfg" -- -c true 2>&1)
+ok $([ $? -eq 125 ] && grep -q "cannot protect $W/sub/.envrc (a symlink" <<<"$err"; echo $?) "a symlinked .envrc is refused, naming it ($err)"
+check "...and launches once it is left writable" -- asb -c "$TEST_TMP/pf.cfg" --project-writable .envrc -- -c true
+rm sub/.envrc
+
+done_testing

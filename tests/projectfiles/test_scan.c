@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of plugins/projectfiles/scan.c on temporary trees. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "scan.h"
+#include "util.h"
+
+#include <errno.h>
+
+static char root[256];
+
+static void sh(const char *cmd)
+{
+	char full[1024];
+	snprintf(full, sizeof(full), "cd '%s' && (%s)", root, cmd);
+	if (system(full) != 0)
+		fail_msg("command failed: %s", cmd);
+}
+
+static const char *at(const char *rel)
+{
+	static char bufs[4][512];
+	static int i;
+	char *b = bufs[i++ % 4];
+	snprintf(b, 512, "%s/%s", root, rel);
+	return b;
+}
+
+static const struct pf_action *find(const struct pf_result *r, const char *rel)
+{
+	for (size_t i = 0; i < r->n; i++)
+		if (strcmp(r->v[i].host, at(rel)) == 0)
+			return &r->v[i];
+	return NULL;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(root, sizeof(root), "/tmp/asb-pf-XXXXXX");
+	return mkdtemp(root) ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	char cmd[300];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	return system(cmd) == 0 ? 0 : -1;
+}
+
+static int scan(const char *const *writable, int audit, struct pf_result *r)
+{
+	struct pf_root roots[] = {{at("ws"), at("ws"), 1}, {at("rw"), at("rw"), 0}};
+	struct pf_options o = {.roots = roots,
+	                       .n_roots = 2,
+	                       .list = pf_default_list,
+	                       .writable = writable,
+	                       .max_depth = 8,
+	                       .max_dirs = 1000,
+	                       .audit = audit};
+	return pf_scan(&o, r);
+}
+
+static void test_present_and_missing(void **state)
+{
+	(void)state;
+	sh("mkdir -p ws/a/b/.vscode ws/node_modules/x/.vscode rw/.idea ws/.claude && "
+	   "echo x > ws/.envrc && echo x > ws/a/.tool-versions");
+	struct pf_result r;
+	assert_int_equal(scan(NULL, 0, &r), 0);
+	/* Present: read-only, wherever it is; its parents pinned. */
+	assert_int_equal(find(&r, "ws/a/b/.vscode")->op, PF_OP_RO);
+	assert_int_equal(find(&r, "ws/a")->op, PF_OP_PIN);
+	assert_int_equal(find(&r, "ws/a/b")->op, PF_OP_PIN);
+	assert_int_equal(find(&r, "ws/a/.tool-versions")->op, PF_OP_RO);
+	assert_int_equal(find(&r, "ws/.envrc")->op, PF_OP_RO);
+	assert_int_equal(find(&r, "rw/.idea")->op, PF_OP_RO);
+	assert_null(find(&r, "ws/node_modules/x/.vscode")); /* dependencies are not walked */
+	/* Missing at the workspace root: masked (tools that ask first: not). */
+	assert_int_equal(find(&r, "ws/.mcp.json")->op, PF_OP_MASK_FILE);
+	assert_true(find(&r, "ws/.mcp.json")->placeholder);
+	assert_int_equal(find(&r, "ws/.vscode")->op, PF_OP_MASK_DIR);
+	assert_null(find(&r, "ws/.mise.toml"));
+	/* .claude exists: it is pinned, its entries masked one by one. */
+	assert_int_equal(find(&r, "ws/.claude")->op, PF_OP_PIN);
+	assert_int_equal(find(&r, "ws/.claude/settings.json")->op, PF_OP_MASK_FILE);
+	assert_int_equal(find(&r, "ws/.claude/commands")->op, PF_OP_MASK_DIR);
+	/* Not masked below the root, nor in an rw dir. */
+	assert_null(find(&r, "ws/a/.mcp.json"));
+	assert_null(find(&r, "rw/.mcp.json"));
+	/* Parents before children. */
+	for (size_t i = 1; i < r.n; i++)
+		assert_true(path_depth(r.v[i - 1].dest) <= path_depth(r.v[i].dest));
+	pf_result_free(&r);
+}
+
+/* More directories than the walk's first queue holds (it grows under it). */
+static void test_wide_tree(void **state)
+{
+	(void)state;
+	sh("mkdir -p rw && for i in $(seq 300); do mkdir -p ws/d$i/e; done && mkdir -p "
+	   "ws/d299/e/.vscode");
+	struct pf_result r;
+	assert_int_equal(scan(NULL, 0, &r), 0);
+	assert_int_equal(find(&r, "ws/d299/e/.vscode")->op, PF_OP_RO);
+	assert_true(r.dirs_scanned >= 601);
+	pf_result_free(&r);
+}
+
+static void test_missing_parent(void **state)
+{
+	(void)state;
+	sh("mkdir -p ws rw");
+	struct pf_result r;
+	assert_int_equal(scan(NULL, 0, &r), 0);
+	assert_int_equal(find(&r, "ws/.claude")->op, PF_OP_MASK_DIR); /* one mask for all */
+	assert_null(find(&r, "ws/.claude/settings.json"));
+	pf_result_free(&r);
+	const char *const writable[] = {".claude/commands", NULL};
+	assert_int_equal(scan(writable, 0, &r), 0);
+	assert_int_equal(find(&r, "ws/.claude")->op, PF_OP_MKDIR_PIN);
+	assert_int_equal(find(&r, "ws/.claude/settings.json")->op, PF_OP_MASK_FILE);
+	pf_result_free(&r);
+}
+
+static void test_symlink_refused(void **state)
+{
+	(void)state;
+	sh("mkdir -p ws/sub rw && ln -s /etc/passwd ws/sub/.envrc");
+	struct pf_result r;
+	assert_int_equal(scan(NULL, 0, &r), -ELOOP);
+	assert_string_equal(r.error_path, at("ws/sub/.envrc"));
+	pf_result_free(&r);
+	/* After exit the same link is reported, not refused. */
+	assert_int_equal(scan(NULL, 1, &r), 0);
+	assert_int_equal(find(&r, "ws/sub/.envrc")->op, PF_OP_RO);
+	assert_null(find(&r, "ws/.mcp.json"));
+	pf_result_free(&r);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_present_and_missing, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_wide_tree, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_missing_parent, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
