@@ -353,9 +353,14 @@ static int apply(const struct asb_host *host, struct asb_ctx *ctx, struct pf_sta
 		/* An empty .claude/ at the root may be another sandbox's mount
 		 * point: removed after exit if still empty, like ours. */
 		if (a->op == PF_OP_PIN && !g->dry_run && is_root_child(host, ctx, a->host) &&
-		    !has_content(a->host, 0) &&
-		    (r = placeholders_add(&g->placeholders, a->host, 1)) < 0)
-			return r;
+		    !has_content(a->host, 0)) {
+			if ((r = placeholders_add(&g->placeholders, a->host, 1)) < 0)
+				return r;
+			/* That sandbox may have removed it between the scan and
+			 * the lock just taken, which now keeps it. */
+			if (mkdir(a->host, 0755) < 0 && errno != EEXIST)
+				return -errno;
+		}
 		if (already_pinned(host, ctx, a->dest))
 			return 0;
 		return host->plan_path(ctx, ASB_ENTRY_WRITE, a->host, a->dest, ASB_ENTRY_F_EXEC);

@@ -196,9 +196,10 @@ static int check_entry(struct walk *w, const char *dir, const struct pf_entry *e
 	if (ret >= 0 && at_root && e->missing == PF_MASK && !w->o->audit &&
 	    empty_of_kind(host, e, k))
 		/* Masked as if missing (a concurrent sandbox's mount point would
-		 * otherwise turn a directory its tool writes to read-only here);
-		 * not ours to remove afterwards. */
-		return add(w, e->kind == PF_DIR ? PF_OP_MASK_DIR : PF_OP_MASK_FILE, rel, e, 0);
+		 * otherwise turn a directory its tool writes to read-only here),
+		 * and removed after exit if still empty, like ours: the lock on
+		 * its parent keeps that sandbox from removing it meanwhile. */
+		return add(w, e->kind == PF_DIR ? PF_OP_MASK_DIR : PF_OP_MASK_FILE, rel, e, 1);
 	return ret < 0 ? ret : add(w, PF_OP_RO, rel, e, 0);
 }
 
