@@ -12,14 +12,14 @@
 /* What an option's value is, for completions. */
 enum opt_arg {
 	OPT_ARG_NONE,
-	OPT_ARG_CONFIG,  /* a .cfg file */
-	OPT_ARG_DIR,     /* a directory */
-	OPT_ARG_PATH,    /* any path */
-	OPT_ARG_TEXT,    /* free text */
-	OPT_ARG_WORDS,   /* one of `values` */
-	OPT_ARG_BACKEND, /* a backend plugin's name */
-	OPT_ARG_AGENT,   /* an agent's (a config's) name */
-	OPT_ARG_SESSION, /* a session directory's name */
+	OPT_ARG_CONFIG,   /* a .cfg file */
+	OPT_ARG_DIR,      /* a directory */
+	OPT_ARG_PATH,     /* any path */
+	OPT_ARG_TEXT,     /* free text */
+	OPT_ARG_WORDS,    /* one of `values` */
+	OPT_ARG_BACKEND,  /* a backend plugin's name */
+	OPT_ARG_AGENT,    /* an agent's (a config's) name */
+	OPT_ARG_SESSION,  /* a session directory's name */
 	OPT_ARG_TERMINAL, /* terminal sequence classes (core/termfilter.h) */
 };
 
