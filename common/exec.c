@@ -111,7 +111,7 @@ int exec_check_trusted(const char *path, char *why, size_t why_len)
 	}
 }
 
-static int self_dir(char *out, size_t len)
+int exec_self_dir(char *out, size_t len)
 {
 #ifdef __APPLE__
 	char buf[PATH_MAX];
@@ -135,7 +135,7 @@ static int self_dir(char *out, size_t len)
 int exec_self(char **out)
 {
 	char dir[PATH_MAX];
-	if (self_dir(dir, sizeof(dir)) < 0)
+	if (exec_self_dir(dir, sizeof(dir)) < 0)
 		return -ENOENT;
 #ifdef __APPLE__
 	char buf[PATH_MAX];
@@ -154,8 +154,8 @@ int exec_self(char **out)
 int exec_find_helper(const char *name, char **out)
 {
 	char self[PATH_MAX];
-	if (self_dir(self, sizeof(self)) == 0) {
-		static const char *const subdirs[] = {".", "proxy", "linux"};
+	if (exec_self_dir(self, sizeof(self)) == 0) {
+		static const char *const subdirs[] = {".", "proxy", "linux", "broker"};
 		for (size_t i = 0; i < ARRAY_SIZE(subdirs); i++) {
 			_cleanup_free_ char *cand = str_printf("%s/%s/%s", self, subdirs[i], name);
 			if (cand && is_executable_file(cand)) {

@@ -25,12 +25,15 @@ int exec_find_system(const char *name, char **out);
  * it. 0, or -EPERM with the offending path in `why`. */
 int exec_check_trusted(const char *path, char *why, size_t why_len);
 
-/* One of agentsandbox's own helper programs (agentsandbox-proxy,
+/* One of agentsandbox's own helper programs (agentsandbox-proxy, -broker,
  * agentsandbox-init): next to the running launcher in a build tree (and its
- * proxy/ and linux/ subdirectories), else in the installed libexec
+ * proxy/, linux/ and broker/ subdirectories), else in the installed libexec
  * directory. -ENOENT when neither has it. */
 int exec_find_helper(const char *name, char **out);
 /* The running launcher's own executable (resolved). */
 int exec_self(char **out);
+
+/* The directory of the running program (realpath on macOS). */
+int exec_self_dir(char *out, size_t len);
 
 #endif

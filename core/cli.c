@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 #include "cli.h"
 
+#include "agents.h"
 #include "log.h"
+#include "options.h"
 #include "termfilter.h"
 
 #include <errno.h>
@@ -12,27 +14,9 @@
 #include <sys/stat.h>
 
 /* Every core boolean has --X, --no-X and AGENTSANDBOX_<ENV>, and lives in
- * the policy. Plugins declare their own options (struct asb_option); those
- * become overrides the plugin reads through its config accessors. */
-struct bool_opt {
-	const char *on;
-	const char *off;
-	const char *env;
-	size_t offset;
-};
-
-static const struct bool_opt bool_opts[] = {
-    {"allow-home", "no-allow-home", "ALLOW_HOME", offsetof(struct policy, allow_home)},
-    {"common-tools", "no-common-tools", "COMMON_TOOLS", offsetof(struct policy, common_tools)},
-    {"allow-unix-sockets", "no-allow-unix-sockets", "ALLOW_UNIX_SOCKETS",
-     offsetof(struct policy, unix_sockets)},
-    {"network", "no-network", "NETWORK", offsetof(struct policy, network_enabled)},
-    {"require-landlock", "no-require-landlock", "REQUIRE_LANDLOCK",
-     offsetof(struct policy, require_landlock)},
-    {"terminal-filter", "no-terminal-filter", "TERMINAL_FILTER",
-     offsetof(struct policy, terminal_filter)},
-};
-_Static_assert(ARRAY_SIZE(bool_opts) <= CLI_MAX_BOOLS, "grow CLI_MAX_BOOLS");
+ * the policy (core/options.c has the table). Plugins declare their own
+ * options (struct asb_option); those become overrides the plugin reads
+ * through its config accessors. */
 
 int parse_bool(const char *s)
 {
@@ -63,8 +47,9 @@ static void usage_plugin_options(FILE *f, const struct catalog *plugins)
 			else if (o->flag)
 				snprintf(left, sizeof(left), "--%s %s", o->flag,
 				         o->type == ASB_OPT_LIST ? "A,B" : "VALUE");
-			fprintf(f, "      %-27s%s (plugins.%s.%s", left, o->help ? o->help : "",
-			        fp->name, o->key);
+			fprintf(f, "      %-*s%s (plugins.%s.%s",
+			        strlen(left) < 25 ? 27 : (int)strlen(left) + 2, left,
+			        o->help ? o->help : "", fp->name, o->key);
 			if (o->env)
 				fprintf(f, ", AGENTSANDBOX_%s", o->env);
 			fputs(")\n", f);
@@ -84,57 +69,25 @@ void cli_usage(void *file, const struct catalog *plugins)
 {
 	FILE *f = file;
 	fputs("Usage: agentsandbox [-c FILE|NAME] [options] [--] [agent args...]\n"
+	      "       agentsandbox AGENT [options] [--] [agent args...]\n"
 	      "       agentsandbox sessions [--json | --paths | --last]\n"
 	      "       agentsandbox allowlist [--session SESSION | SESSION]\n"
-	      "       agentsandbox plugins | proxy [proxy options]\n"
+	      "       agentsandbox plugins | proxy [proxy options] | init AGENT [--force]\n"
 	      "\n"
 	      "Run an AI coding agent (or any command) in a declarative sandbox.\n"
-	      "\n"
-	      "  -c, --config FILE|NAME   the policy (default: $AGENTSANDBOX_CONFIG, then\n"
-	      "                           ${XDG_CONFIG_HOME:-~/.config}/agentsandbox/default.cfg)\n"
-	      "                           NAME: NAME.cfg there, else the installed example\n"
-	      "      --show-config        print the resolved policy, where each value came from,\n"
-	      "                           what the backend applies, and its exact command\n"
-	      "      --reveal KEY         --show-config prints the value of env KEY (repeatable;\n"
-	      "                           every other value is hidden; also sandbox.public_env)\n"
-	      "      --shell              open bash in the very same sandbox instead of the agent\n"
-	      "      --check              validate the config and this host, run nothing\n"
-	      "      --workspace DIR      the read-write project directory (default: $PWD)\n"
-	      "      --mount [ro:]SRC[:DEST]  bind a host path (read-write unless ro:)\n"
-	      "      --env KEY=VALUE      set a variable inside\n"
-	      "      --backend NAME       backend plugin (default: bwrap)\n"
-	      "      --plugin-dir DIR     search DIR for plugins first (repeatable)\n"
-	      "      --accept-weaker NAME run although the backend cannot give protection NAME\n"
-	      "                           (repeatable; recorded in launch.log; see --check)\n"
-	      "      --allow-home         allow launching from $HOME or / (exposes all of it)\n"
-	      "      --accept-config-change  run although a file that shapes the sandbox (the\n"
-	      "                           config, a plugin dir, ...) may have been changed by an\n"
-	      "                           earlier session that could write it\n"
-	      "      --[no-]common-tools  coreutils, grep, sed, ... on PATH (default: on)\n"
-	      "      --[no-]allow-unix-sockets   AF_UNIX sockets inside\n"
-	      "      --no-network         loopback only\n"
-	      "      --require-landlock   refuse to start without Landlock\n"
-	      "      --no-terminal-filter give the agent your terminal itself, not a filtered pty\n"
-	      "      --terminal-allow CLASS,...  sequences to let through to your terminal:\n"
-	      "                           " TERMINAL_CLASSES "\n"
-	      "  -h, --help               this text\n"
-	      "  -V, --version            the version\n"
-	      "\n"
+	      "AGENT (or a link to agentsandbox named AGENT) uses AGENT.cfg from\n"
+	      "${XDG_CONFIG_HOME:-~/.config}/agentsandbox/, else the installed examples.\n"
+	      "\n",
+	      f);
+	options_usage(f);
+	fputs("\n"
 	      "Every boolean also reads AGENTSANDBOX_<NAME> (1/true/yes/on, 0/false/no/off),\n"
 	      "e.g. AGENTSANDBOX_ALLOW_UNIX_SOCKETS=1. Precedence: flag > env > file > default.\n"
 	      "Exit status: the agent's; 125 when the sandbox could not be set up.\n"
 	      "\n"
-	      "Subcommands:\n"
-	      "  sessions                 recent sessions: time, name, command, network, status\n"
-	      "                           and directory; --json, --paths (one a line), --last\n"
-	      "                           (the newest directory, for tail -f DIR/proxy.log)\n"
-	      "  allowlist [SESSION]      an allowed_domains block from what a session's proxy\n"
-	      "                           allowed, merged with the entries it ran with (default:\n"
-	      "                           the newest session with a proxy.log; --session NAME:\n"
-	      "                           a directory, its name, or the newest of a sandbox.name)\n"
-	      "  plugins                  list plugins found, their ABI and whether they load\n"
-	      "  proxy [options]          the filtering proxy on its own (proxy --help)\n",
+	      "Subcommands:\n",
 	      f);
+	options_usage_subcommands(f);
 	usage_plugin_options(f, plugins);
 }
 
@@ -217,14 +170,53 @@ int cli_plugin_dirs(int argc, char **argv, struct strv *out)
 	return 0;
 }
 
+/* `agentsandbox init AGENT [--force]` */
+static int cli_parse_init(int argc, char **argv, struct cli *c)
+{
+	c->mode = MODE_INIT;
+	for (int i = 2; i < argc; i++) {
+		if (strcmp(argv[i], "--force") == 0) {
+			c->force = true;
+		} else if (argv[i][0] != '-' && !c->agent) {
+			if (!(c->agent = strdup(argv[i])))
+				return -ENOMEM;
+		} else {
+			err_set("usage: agentsandbox init AGENT [--force]");
+			return -EINVAL;
+		}
+	}
+	if (!c->agent) {
+		err_set("usage: agentsandbox init AGENT [--force]");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* The first word names an agent when its AGENT.cfg exists (1); else it
+ * is the command, as before (0). */
+static int cli_agent_word(const char *word, struct cli *c)
+{
+	_cleanup_free_ char *path = NULL;
+	if (word[0] == '-' || !agents_valid_name(word) ||
+	    agents_find(word, expand_lookup_environ, NULL, &path) < 0)
+		return 0;
+	return (c->agent = strdup(word)) ? 1 : -ENOMEM;
+}
+
 int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *c)
 {
 	*c = (struct cli){0};
 	for (size_t i = 0; i < CLI_MAX_BOOLS; i++)
 		c->bools[i] = -1;
 
-	int i = 1;
-	if (argc > 1) {
+	int i = 1, r;
+	const char *link = agents_from_argv0(argv[0]);
+	if (link) {
+		/* A link named after the agent: its options pass through. */
+		if (!(c->agent = strdup(link)))
+			return -ENOMEM;
+		c->agent_link = true;
+	} else if (argc > 1) {
 		if (strcmp(argv[1], "sessions") == 0) {
 			c->mode = MODE_SESSIONS;
 			i = 2;
@@ -234,18 +226,36 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 		} else if (strcmp(argv[1], "allowlist") == 0) {
 			c->mode = MODE_ALLOWLIST;
 			i = 2;
+		} else if (strcmp(argv[1], "init") == 0) {
+			if ((r = cli_parse_init(argc, argv, c)) < 0)
+				return r;
+			i = argc;
 		}
 	}
 	for (; i < argc; i++) {
 		const char *arg = argv[i];
 		const char *v = NULL;
-		int r;
 		if (strcmp(arg, "--") == 0) {
 			i++;
 			break;
 		}
-		if (arg[0] != '-' || arg[1] == '\0')
-			break; /* the agent's arguments start here */
+		if (arg[0] != '-' || arg[1] == '\0') {
+			/* The first word names an agent (AGENT.cfg) or starts the
+			 * agent's arguments. */
+			if (c->mode != MODE_SESSIONS && c->mode != MODE_PLUGINS &&
+			    c->mode != MODE_ALLOWLIST && !c->agent && !c->config_path &&
+			    (r = cli_agent_word(arg, c)) != 0) {
+				if (r < 0)
+					return r;
+				continue;
+			}
+			break;
+		}
+		/* Through a link named after the agent, its short options and
+		 * --help/--version are the agent's (`claude -c` continues). */
+		if (c->agent_link &&
+		    (arg[1] != '-' || strcmp(arg, "--help") == 0 || strcmp(arg, "--version") == 0))
+			break;
 		if (strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0) {
 			c->mode = MODE_HELP;
 			continue;
@@ -280,6 +290,12 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 		}
 		if (strcmp(arg, "--accept-config-change") == 0) {
 			c->accept_config_change = true;
+			continue;
+		}
+		if ((r = want_value(argc, argv, &i, "--completion", &v)) != 0) {
+			if (r < 0 || (r = set_str(&c->completion, v)) < 0)
+				return r;
+			c->mode = MODE_COMPLETION;
 			continue;
 		}
 		if ((r = want_value(argc, argv, &i, "-c", &v)) != 0 ||
@@ -337,13 +353,13 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 			continue;
 		}
 		bool matched = false;
-		for (size_t b = 0; b < ARRAY_SIZE(bool_opts); b++) {
-			if (arg[0] == '-' && arg[1] == '-' &&
-			    strcmp(arg + 2, bool_opts[b].on) == 0) {
+		for (size_t b = 0; b < n_core_options; b++) {
+			if (!core_options[b].is_bool || arg[0] != '-' || arg[1] != '-')
+				continue;
+			if (strcmp(arg + 2, core_options[b].name) == 0) {
 				c->bools[b] = 1;
 				matched = true;
-			} else if (arg[0] == '-' && arg[1] == '-' &&
-			           strcmp(arg + 2, bool_opts[b].off) == 0) {
+			} else if (strcmp(arg + 2, core_options[b].off) == 0) {
 				c->bools[b] = 0;
 				matched = true;
 			}
@@ -388,11 +404,17 @@ int cli_parse(int argc, char **argv, const struct catalog *plugins, struct cli *
 				continue;
 			}
 		}
+		if (c->agent_link)
+			break; /* the agent's own option: its arguments start here */
 		err_set("unknown option %s (see --help; arguments for the agent go after --)", arg);
 		return -EINVAL;
 	}
+	if (c->agent && c->config_path) {
+		err_set("-c and the agent %s both name a config: give one", c->agent);
+		return -EINVAL;
+	}
 	for (; i < argc; i++) {
-		int r = strv_push(&c->agent_args, argv[i]);
+		r = strv_push(&c->agent_args, argv[i]);
 		if (r < 0)
 			return r;
 		c->have_agent_args = true;
@@ -414,37 +436,8 @@ void cli_free(struct cli *c)
 	free(c->session);
 	strv_clear(&c->terminal_allow);
 	strv_clear(&c->plugin_opts);
-}
-
-#ifndef ASB_EXAMPLESDIR
-#define ASB_EXAMPLESDIR "/usr/local/share/agentsandbox/examples"
-#endif
-
-/* -c NAME: a file of that name here, else NAME(.cfg) in the config
- * directory, else the installed example of that name. */
-static char *by_name(const char *name, expand_lookup_fn lookup, void *ud)
-{
-	struct stat st;
-	/* A file of that name here wins (a directory "claude" in a project
-	 * does not). */
-	if (strchr(name, '/') || (stat(name, &st) == 0 && !S_ISDIR(st.st_mode)))
-		return strdup(name);
-	const char *xdg = lookup("XDG_CONFIG_HOME", ud);
-	const char *home = lookup("HOME", ud);
-	_cleanup_free_ char *dir = xdg && *xdg ? str_printf("%s/agentsandbox", xdg)
-	                           : home      ? str_printf("%s/.config/agentsandbox", home)
-	                                       : NULL;
-	bool has_ext = strlen(name) > 4 && strcmp(name + strlen(name) - 4, ".cfg") == 0;
-	const char *dirs[] = {dir, ASB_EXAMPLESDIR};
-	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
-		if (!dirs[i])
-			continue;
-		char *cand = str_printf("%s/%s%s", dirs[i], name, has_ext ? "" : ".cfg");
-		if (cand && stat(cand, &st) == 0)
-			return cand;
-		free(cand);
-	}
-	return strdup(name); /* not found: the error names what was given */
+	free(c->agent);
+	free(c->completion);
 }
 
 int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char **path,
@@ -452,12 +445,25 @@ int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char
 {
 	if (c->config_path) {
 		*source = SRC_FLAG;
-		return (*path = by_name(c->config_path, lookup, ud)) ? 0 : -ENOMEM;
+		return (*path = agents_config_by_name(c->config_path, lookup, ud)) ? 0 : -ENOMEM;
+	}
+	if (c->agent) {
+		int r = agents_find(c->agent, lookup, ud, path);
+		if (r == -ENOENT) {
+			_cleanup_free_ char *dir = agents_config_dir(lookup, ud);
+			err_set(
+			    "no %s.cfg in %s or the examples: write one with `agentsandbox init "
+			    "%s`",
+			    c->agent, dir ? dir : "${XDG_CONFIG_HOME:-~/.config}/agentsandbox",
+			    c->agent);
+		}
+		*source = SRC_FLAG;
+		return r == -ENOENT ? -EINVAL : r;
 	}
 	const char *env = lookup("AGENTSANDBOX_CONFIG", ud);
 	if (env && *env) {
 		*source = SRC_ENV;
-		return (*path = by_name(env, lookup, ud)) ? 0 : -ENOMEM;
+		return (*path = agents_config_by_name(env, lookup, ud)) ? 0 : -ENOMEM;
 	}
 	const char *xdg = lookup("XDG_CONFIG_HOME", ud);
 	const char *home = lookup("HOME", ud);
@@ -476,7 +482,7 @@ int cli_config_path(const struct cli *c, expand_lookup_fn lookup, void *ud, char
 	return 0;
 }
 
-static int apply_bool(struct policy *p, const struct bool_opt *o, int value, int source)
+static int apply_bool(struct policy *p, const struct core_option *o, int value, int source)
 {
 	struct pbool *b = (struct pbool *)((char *)p + o->offset);
 	b->value = value;
@@ -612,8 +618,10 @@ int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy 
 {
 	int r;
 	/* Environment first, so flags win. */
-	for (size_t b = 0; b < ARRAY_SIZE(bool_opts); b++) {
-		_cleanup_free_ char *name = str_printf("AGENTSANDBOX_%s", bool_opts[b].env);
+	for (size_t b = 0; b < n_core_options; b++) {
+		if (!core_options[b].is_bool)
+			continue;
+		_cleanup_free_ char *name = str_printf("AGENTSANDBOX_%s", core_options[b].env);
 		if (!name)
 			return -ENOMEM;
 		const char *v = lookup(name, ud);
@@ -625,7 +633,7 @@ int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy 
 			        v);
 			return -EINVAL;
 		}
-		if ((r = apply_bool(p, &bool_opts[b], value, SRC_ENV)) < 0)
+		if ((r = apply_bool(p, &core_options[b], value, SRC_ENV)) < 0)
 			return r;
 	}
 	for (size_t i = 0; plugins && i < plugins->n; i++) {
@@ -664,9 +672,9 @@ int cli_apply(const struct cli *c, const struct catalog *plugins, struct policy 
 				return r;
 	}
 
-	for (size_t b = 0; b < ARRAY_SIZE(bool_opts); b++)
-		if (c->bools[b] >= 0 &&
-		    (r = apply_bool(p, &bool_opts[b], c->bools[b], SRC_FLAG)) < 0)
+	for (size_t b = 0; b < n_core_options; b++)
+		if (core_options[b].is_bool && c->bools[b] >= 0 &&
+		    (r = apply_bool(p, &core_options[b], c->bools[b], SRC_FLAG)) < 0)
 			return r;
 	if (c->backend) {
 		if ((r = set_str(&p->backend.value, c->backend)) < 0)

@@ -16,9 +16,11 @@ enum cli_mode {
 	MODE_SESSIONS,
 	MODE_PLUGINS,
 	MODE_ALLOWLIST,
+	MODE_COMPLETION, /* --completion SHELL */
+	MODE_INIT,       /* init AGENT [--force] */
 };
 
-#define CLI_MAX_BOOLS 16
+#define CLI_MAX_BOOLS 32 /* indexed like core_options (core/options.c) */
 
 struct cli {
 	int mode;
@@ -43,6 +45,11 @@ struct cli {
 	struct strv terminal_allow; /* --terminal-allow, as given */
 	bool have_agent_args;
 	struct strv agent_args;
+	/* `agentsandbox AGENT`, a link named AGENT, `init AGENT` (core/agents.c) */
+	char *agent;
+	bool agent_link;
+	bool force;
+	char *completion; /* --completion SHELL */
 };
 
 /* The --plugin-dir values, before anything else is parsed (discovery needs

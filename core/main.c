@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* agentsandbox: the command line. Everything else lives in the core library;
  * this file turns its results into messages and an exit status. */
+#include "agents.h"
 #include "cli.h"
-#include "exec.h"
+#include "complete.h"
 #include "config.h"
+#include "exec.h"
 #include "launch.h"
 #include "layout.h"
 #include "log.h"
@@ -330,7 +332,8 @@ int main(int argc, char **argv)
 	/* Nothing this process inherited beyond 0-2 reaches the sandbox or a
 	 * helper: a terminal's, an IDE's or a wrapper script's open files. */
 	(void)fds_cloexec_from(3);
-	if (argc > 1 && strcmp(argv[1], "proxy") == 0)
+	/* Through a link named after an agent, "proxy" is the agent's word. */
+	if (argc > 1 && strcmp(argv[1], "proxy") == 0 && !agents_from_argv0(argv[0]))
 		return run_proxy(argv + 1);
 	log_set_sink(stderr_sink);
 	struct catalog plugins = {0};
@@ -351,6 +354,18 @@ int main(int argc, char **argv)
 		cli_free(&c);
 		catalog_free(&plugins);
 		return 0;
+	}
+	if (c.mode == MODE_COMPLETION || c.mode == MODE_INIT) {
+		_cleanup_free_ char *written = NULL;
+		r = c.mode == MODE_COMPLETION
+		        ? complete_script(stdout, c.completion, &plugins)
+		        : agents_init(c.agent, c.force, expand_lookup_environ, NULL, &written);
+		if (r >= 0 && written)
+			printf("wrote %s\nrun it from a project directory: agentsandbox %s\n",
+			       written, c.agent);
+		cli_free(&c);
+		catalog_free(&plugins);
+		return r < 0 ? fail(r) : 0;
 	}
 	if (c.mode == MODE_VERSION) {
 		printf("agentsandbox %s (plugin ABI %u.%u)\n", ASB_VERSION, ASB_ABI_MAJOR,

@@ -21,6 +21,11 @@ packages=(
     tmux
     # the bash completion loads on demand with it (it also works sourced alone)
     bash-completion
+    # the host integrations' tests (tests/host): sshd and the agent, gnupg,
+    # an X server and clients, a private session bus with its filter and a
+    # test notification service, the shells whose completions are tested
+    openssh-server openssh-client gnupg xvfb x11-utils xclip wl-clipboard
+    dbus-daemon dbus-bin xdg-dbus-proxy libnotify-bin python3-dbus python3-gi zsh fish
 )
 # The npm registry test needs node and npm; keep a node that is already there.
 command -v npm >/dev/null 2>&1 || packages+=(nodejs npm)

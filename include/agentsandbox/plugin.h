@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * agentsandbox plugin ABI 2: the one public header.
+ * agentsandbox plugin ABI 2 (2.1): the one public header.
  *
  * A plugin is a shared module (.so, .dylib) that exports exactly one symbol,
  * ASB_PLUGIN_ENTRY_NAME, returning a static descriptor (struct asb_plugin).
@@ -57,7 +57,7 @@ extern "C" {
 
 #define ASB_PLUGIN_MAGIC 0x50425341u /* "ASBP" */
 #define ASB_ABI_MAJOR    2u
-#define ASB_ABI_MINOR    0u
+#define ASB_ABI_MINOR    1u
 
 #define ASB_PLUGIN_ENTRY      asb_plugin_entry
 #define ASB_PLUGIN_ENTRY_NAME "asb_plugin_entry"
@@ -472,6 +472,9 @@ struct asb_option {
 	const char *negative; /* booleans: the off flag ("no-git-protection"); NULL: "no-" + flag */
 	const char *env;      /* AGENTSANDBOX_<env>; NULL: none */
 	const char *help;     /* one line */
+	/* 2.1: the values a string or list option takes, space-separated, for
+	 * the shell completions (NULL: free text). Check with ASB_HAS(). */
+	const char *values;
 };
 
 /* When a plugin loads. ASB_LOAD_ON_DEMAND: its config group exists or one

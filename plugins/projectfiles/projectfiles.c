@@ -761,7 +761,11 @@ static const struct asb_option pf_options[] = {
      .key = "writable",
      .flag = "project-writable",
      .env = "PROJECT_WRITABLE",
-     .help = "entries of that list the agent may write (.vscode,.claude/commands)"},
+     .help = "entries of that list the agent may write (.vscode,.claude/commands)",
+     .values = ".vscode .idea .zed .mcp.json .claude/settings.json .claude/settings.local.json "
+               ".claude/commands .claude/agents .claude/skills .claude/hooks .codex .gemini "
+               ".cursor .opencode opencode.json .tool-versions .envrc .mise.toml "
+               ".pre-commit-config.yaml .husky"},
     {0},
 };
 
