@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Launch time of two builds side by side, in one hyperfine run (a change
-# must not make launches slower): the same configs, /bin/true as the agent.
+# must not make launches slower): the same configs, /bin/true as the agent,
+# and the yardstick, a raw bubblewrap sandbox (every namespace,
+# /usr, /etc, /proc, /dev, a tmpfs home, the workspace bound), so that each
+# row reads as a ratio to it.
 #   bench/before-after.sh OLD_BUILD NEW_BUILD
 # Build the old one from a worktree of the earlier commit, e.g.
 #   git worktree add /tmp/old <commit> && meson setup /tmp/old/build /tmp/old && ninja -C /tmp/old/build
@@ -15,7 +18,8 @@ export HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
 printf 'sandbox: { name = "bench"; command = "/bin/true"; };\nnetwork: { enabled = false; };\n' >"$WORK/off.cfg"
 printf 'sandbox: { name = "bench"; command = "/bin/true"; };\nnetwork: { allowed_domains = ( "example.com" ); };\n' >"$WORK/filtered.cfg"
 printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n' >"$WORK/open.cfg"
-runs=()
+bwrap=$(command -v bwrap)
+runs=(-n "raw bwrap" "$bwrap --unshare-all --die-with-parent --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 --ro-bind /etc /etc --proc /proc --dev /dev --tmpfs $HOME --bind $WORK/ws $WORK/ws --chdir $WORK/ws /bin/true")
 for mode in off filtered open; do
     if [ $mode = open ] && ! { command -v slirp4netns >/dev/null && [ -w /dev/net/tun ]; }; then
         continue

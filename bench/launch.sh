@@ -19,6 +19,10 @@ printf 'sandbox: { name = "bench"; command = "/bin/true"; common_tools = false; 
 printf 'sandbox: { name = "bench"; command = "/bin/true"; };\nnetwork: { allowed_domains = ( "example.com" ); };\n' >"$WORK/filtered.cfg"
 printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n' >"$WORK/open.cfg"
 
+# One launch first: it makes what later launches reuse (the bwrap version
+# record, the PATH directory that the raw line below binds by name).
+"$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" >/dev/null
+
 # The raw bwrap line: exactly what agentsandbox runs for the minimal config,
 # minus the fds only the launcher can hand over (binds by path instead).
 "$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" --show-config 2>/dev/null |

@@ -210,8 +210,15 @@ static const char *h_policy_string(struct asb_ctx *ctx, const char *key)
 		return l->session.dir;
 	if (strcmp(key, "session_id") == 0)
 		return l->session.dir ? l->session.id : NULL;
-	if (strcmp(key, "private_dir") == 0)
-		return ctx->plugin ? ctx->plugin->private_dir : NULL;
+	if (strcmp(key, "private_dir") == 0) {
+		if (!ctx->plugin)
+			return NULL;
+		/* Made for the plugins that ask (launch_make_private_dir). */
+		ctx->plugin->private_wanted = true;
+		if (launch_make_private_dir(l, ctx->plugin) < 0)
+			return NULL;
+		return ctx->plugin->private_dir;
+	}
 	if (strcmp(key, "name") == 0)
 		return p->name.value;
 	if (strcmp(key, "command") == 0)

@@ -701,19 +701,31 @@ static void backend_cleanup(struct launch *l)
 		cleanup(host_table(), &l->backend->ctx, l->backend->data);
 }
 
-/* Each plugin's private directory: inside the session, removed at the end
- * (bundles and runtime state may hold what a session record must not). */
-static int make_private_dirs(struct launch *l)
+/* A plugin's private directory: inside the session, removed at the end
+ * (bundles and runtime state may hold what a session record must not).
+ * Made only for a plugin that asked for it (host.c): most have none to
+ * keep, and each directory costs a mkdir now and a removal later. */
+int launch_make_private_dir(struct launch *l, struct loaded_plugin *lp)
 {
+	if (!l->have_session || l->dry_run || !lp->private_dir)
+		return 0;
 	_cleanup_free_ char *root = str_printf("%s/private", l->session.dir);
 	if (!root)
 		return -ENOMEM;
 	if (mkdir(root, 0700) < 0 && errno != EEXIST)
 		return -errno;
+	if (mkdir(lp->private_dir, 0700) < 0 && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+static int make_private_dirs(struct launch *l)
+{
 	for (size_t i = 0; i < l->n_plugins; i++) {
 		struct loaded_plugin *lp = &l->plugins[i];
-		if (lp->private_dir && mkdir(lp->private_dir, 0700) < 0 && errno != EEXIST)
-			return -errno;
+		int r = lp->private_wanted ? launch_make_private_dir(l, lp) : 0;
+		if (r < 0)
+			return r;
 	}
 	return 0;
 }

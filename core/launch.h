@@ -83,6 +83,9 @@ int launch_plan(struct launch *l);
 int launch_run(struct launch *l);
 /* Run post_exit hooks in reverse order (idempotent). */
 void launch_post_exit(struct launch *l, int status);
+/* Make `lp`'s private directory once the session exists (not in a dry
+ * run); before that, only remember it is wanted. 0 or -errno. */
+int launch_make_private_dir(struct launch *l, struct loaded_plugin *lp);
 /* describe hooks (for --show-config and --check). */
 int launch_describe(struct launch *l);
 

@@ -51,6 +51,9 @@ struct loaded_plugin {
 	bool initialized;
 	bool configured;
 	char *private_dir; /* from prepare on */
+	/* The plugin asked for private_dir: it is made (only then, at the
+	 * session's start or at the asking, whichever is later). */
+	bool private_wanted;
 };
 
 /* Check a descriptor read from `path`; on mismatch set one clear error line

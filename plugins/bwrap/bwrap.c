@@ -190,6 +190,7 @@ static int bwrap_init(const struct asb_host *host, struct asb_ctx *ctx, void **d
 	if (!b)
 		return -ENOMEM;
 	b->info[0] = b->info[1] = b->block[0] = b->block[1] = b->status[0] = b->status[1] = -1;
+	b->bin_fd = -1;
 	*data = b;
 	return 0;
 }
@@ -214,6 +215,7 @@ static void bwrap_fini(const struct asb_host *host, struct asb_ctx *ctx, void *d
 	close_fd(&b->block[1]);
 	close_fd(&b->status[0]);
 	close_fd(&b->status[1]);
+	close_fd(&b->bin_fd);
 	free(b);
 }
 
@@ -222,6 +224,7 @@ static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void 
 	struct bwrap *b = data;
 	int64_t hold = 0;
 	(void)host->policy_int(ctx, "hold", &hold);
+	b->prepared = true;
 	int r = pipe_cloexec(b->info);
 	/* Holding the sandbox costs a round trip: only when the core needs it. */
 	if (r >= 0 && hold)
@@ -230,6 +233,14 @@ static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void 
 	 * command was reached (setup failures are told apart from its status). */
 	if (r >= 0 && (host->plan_hardening(ctx) & (ASB_HARD_SECCOMP | ASB_HARD_LANDLOCK)))
 		r = pipe_cloexec(b->status);
+	/* Not fatal: without it, the same view is made one symlink at a time. */
+	if (r >= 0 && host->plan_exec_count(ctx) > 0) {
+		int e = bwrap_bin_dir(host, ctx, &b->bin_fd);
+		if (e < 0)
+			host->log(ctx, ASB_LOG_INFO,
+			          "PATH directory: one symlink op per executable (%s)",
+			          strerror(-e));
+	}
 	return r;
 }
 

@@ -22,6 +22,10 @@ struct bwrap {
 	/* The init helper's report that it reached the agent's command
 	 * (ASB_INIT_STATUS_ENV), when the plan runs it. */
 	int status[2];
+	/* The executables on PATH as one checked directory (bin_dir.c), or -1:
+	 * a symlink op each. */
+	int bin_fd;
+	bool prepared;     /* prepare ran: a real launch, not a dry run */
 	pid_t sandbox_pid; /* bubblewrap's pid 1 inside, once read from info */
 	bool info_done;
 };
@@ -29,5 +33,12 @@ struct bwrap {
 /* Render the plan as bubblewrap arguments through host->out_arg. Pure: no
  * fork, no exec, no filesystem changes. */
 int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b);
+
+/* Where the directory for this plan's executables is kept (its content is
+ * a function of the plan's list alone), and that directory made or found
+ * and checked, as an fd to bind. 0, or -errno (the caller then renders a
+ * symlink op per executable). */
+int bwrap_bin_dir_path(const struct asb_host *host, struct asb_ctx *ctx, char *out, size_t len);
+int bwrap_bin_dir(const struct asb_host *host, struct asb_ctx *ctx, int *fd_out);
 
 #endif

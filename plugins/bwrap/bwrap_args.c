@@ -119,15 +119,32 @@ static int render_entry(const struct asb_host *host, struct asb_ctx *ctx, const 
 	return -EOPNOTSUPP;
 }
 
-/* ASB_RUN_DIR: a tmpfs holding bin/ with a symlink per executable (made
- * read-only at the end, after the core's own entries under it). */
-static int render_bin_dir(const struct asb_host *host, struct asb_ctx *ctx)
+/* ASB_RUN_DIR: a tmpfs holding bin/ (made read-only at the end, after the
+ * core's own entries under it). bin/ is the directory of symlinks prepare
+ * checked, bound read-only by its fd (bin_dir.c); in a dry run, that
+ * directory by name; failing both, a symlink op per executable. */
+static int render_bin_dir(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b)
 {
 	int r;
 	if ((r = out_perms(host, ctx, 0755)) < 0)
 		return r;
 	OUT("--tmpfs");
 	OUT(ASB_RUN_DIR);
+	if (b->bin_fd >= 0) {
+		OUT("--ro-bind-fd");
+		if ((r = out_fd(host, ctx, b->bin_fd)) < 0)
+			return r;
+		OUT(ASB_BIN_DIR);
+		return 0;
+	}
+	char cached[PATH_MAX];
+	if (!b->prepared && host->plan_exec_count(ctx) > 0 &&
+	    bwrap_bin_dir_path(host, ctx, cached, sizeof(cached)) >= 0) {
+		OUT("--ro-bind");
+		OUT(cached);
+		OUT(ASB_BIN_DIR);
+		return 0;
+	}
 	if ((r = out_perms(host, ctx, 0755)) < 0)
 		return r;
 	OUT("--dir");
@@ -175,14 +192,14 @@ int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct 
 		if ((r = host->plan_entry_get(ctx, (uint32_t)i, &e)) < 0)
 			return r;
 		if (!bin_done && path_is_within(e.dest, ASB_RUN_DIR)) {
-			if ((r = render_bin_dir(host, ctx)) < 0)
+			if ((r = render_bin_dir(host, ctx, b)) < 0)
 				return r;
 			bin_done = true;
 		}
 		if ((r = render_entry(host, ctx, &e)) < 0)
 			return r;
 	}
-	if (!bin_done && (r = render_bin_dir(host, ctx)) < 0)
+	if (!bin_done && (r = render_bin_dir(host, ctx, b)) < 0)
 		return r;
 	OUT("--remount-ro");
 	OUT(ASB_RUN_DIR);
