@@ -5,7 +5,7 @@
  * holds a lock while the launch lives; one that a killed launch left behind
  * (its lock free, older than a minute) goes at the next rundir_create of
  * the same NAME. Removed at exit without following a link left in it
- * (plugins/browsers keeps its profiles the same way). */
+ * (plugins/browsers keeps its profiles in one). */
 #ifndef ASB_COMMON_RUNDIR_H
 #define ASB_COMMON_RUNDIR_H
 

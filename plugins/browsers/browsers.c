@@ -54,7 +54,7 @@ struct browsers {
 	struct asb_network net;
 	const char *home;
 	char *certutil;
-	char *chrome_nssdb; /* host directories, under profiles.dir */
+	char *chrome_nssdb; /* host directories, under profiles.run.dir */
 	char *firefox_dir;
 	struct profiles profiles;
 	struct strv shown; /* "key\tvalue" lines for describe */
@@ -339,7 +339,7 @@ static int add_firefox_profile(const struct asb_host *host, struct asb_ctx *ctx,
 		                   user_js);
 	if (r < 0) {
 		host->log(ctx, ASB_LOG_ERROR, "cannot write the Firefox profile in %s: %s",
-		          st->profiles.dir, strerror(-r));
+		          st->profiles.run.dir, strerror(-r));
 		return r;
 	}
 	_cleanup_free_ char *src = profiles_path(&st->profiles, "firefox", false);
@@ -414,7 +414,8 @@ static int pre_mount_linux(const struct asb_host *host, struct asb_ctx *ctx, str
 			          strerror(-r));
 			return r;
 		}
-		host->log(ctx, ASB_LOG_INFO, "profiles in %s (removed at exit)", st->profiles.dir);
+		host->log(ctx, ASB_LOG_INFO, "profiles in %s (removed at exit)",
+		          st->profiles.run.dir);
 	}
 	if (st->want[ENGINE_FIREFOX] && (r = add_firefox_profile(host, ctx, st)) < 0)
 		return r;

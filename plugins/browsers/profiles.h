@@ -17,14 +17,16 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "rundir.h"
+
+/* A common/rundir.h runtime directory named "browsers" (.browsers-XXXXXX). */
 struct profiles {
-	char *dir; /* NULL until made */
-	int lock_fd;
+	struct rundir run;
 };
 
 #define PROFILES_INIT                                                                              \
 	{                                                                                          \
-		.dir = NULL, .lock_fd = -1                                                         \
+		.run = RUNDIR_INIT                                                                 \
 	}
 
 /* Make it (0700) in `parent` (made if missing), after removing what killed
