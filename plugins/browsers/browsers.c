@@ -22,6 +22,7 @@
 #include "profiles.h"
 
 #include "exec.h"
+#include "shown.h"
 #include "util.h"
 
 #include <agentsandbox/plugin.h>
@@ -90,19 +91,6 @@ static void browsers_fini(const struct asb_host *host, struct asb_ctx *ctx, void
 	if (data)
 		state_reset(data);
 	free(data);
-}
-
-/* A line for --show-config: everything the plugin adds is recorded here. */
-static int show(struct browsers *st, const char *key, const char *fmt, ...) _printf_(3, 4);
-static int show(struct browsers *st, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	_cleanup_free_ char *value = str_vprintf(fmt, ap);
-	va_end(ap);
-	if (!value)
-		return -ENOMEM;
-	return strv_push_take(&st->shown, str_printf("%s\t%s", key, value));
 }
 
 static int read_int_file(const char *path, long *out)
@@ -289,21 +277,23 @@ static int add_read(const struct asb_host *host, struct asb_ctx *ctx, struct bro
 	if (stat(path, &sb) < 0)
 		return 0;
 	int r = host->plan_path(ctx, ASB_ENTRY_READ, path, NULL, ASB_ENTRY_F_TRY);
-	return r < 0 ? r : show(st, "mount", "%s: read-only (%s)", path, why);
+	return r < 0 ? r : shown_add(&st->shown, "mount", "%s: read-only (%s)", path, why);
 }
 
 static int add_write(const struct asb_host *host, struct asb_ctx *ctx, struct browsers *st,
                      const char *host_path, const char *dest, const char *why)
 {
 	int r = host->plan_path(ctx, ASB_ENTRY_WRITE, host_path, dest, 0);
-	return r < 0 ? r : show(st, "mount", "%s: read-write, from %s (%s)", dest, host_path, why);
+	return r < 0 ? r
+	             : shown_add(&st->shown, "mount", "%s: read-write, from %s (%s)", dest,
+	                         host_path, why);
 }
 
 static int lift(const struct asb_host *host, struct asb_ctx *ctx, struct browsers *st,
                 const char *group, const char *why)
 {
 	int r = host->plan_seccomp_allow(ctx, group);
-	return r < 0 ? r : show(st, "seccomp", "%s lifted: %s", group, why);
+	return r < 0 ? r : shown_add(&st->shown, "seccomp", "%s lifted: %s", group, why);
 }
 
 /* A private /dev/shm: Chromium and Firefox share their rendering buffers
@@ -318,9 +308,9 @@ static int add_shm(const struct asb_host *host, struct asb_ctx *ctx, struct brow
 	                      .dest = "/dev/shm"};
 	int r = host->plan_entry(ctx, &e);
 	return r < 0 ? r
-	             : show(st, "mount",
-	                    "/dev/shm: a private tmpfs, mode 1777, the kernel's default size "
-	                    "(half of RAM; the plan cannot size it)");
+	             : shown_add(&st->shown, "mount",
+	                         "/dev/shm: a private tmpfs, mode 1777, the kernel's default size "
+	                         "(half of RAM; the plan cannot size it)");
 }
 
 static int add_firefox_profile(const struct asb_host *host, struct asb_ctx *ctx,
@@ -383,9 +373,9 @@ static int pre_mount_linux(const struct asb_host *host, struct asb_ctx *ctx, str
 	if (st->want[ENGINE_CHROMIUM] && stat("/etc/chromium.d", &sb) == 0 &&
 	    host->find_executable(ctx, "findmnt", findmnt, sizeof(findmnt)) == 0) {
 		if ((r = host->plan_add_executable(ctx, "findmnt", findmnt)) < 0 ||
-		    (r = show(st, "executable",
-		              "findmnt (Debian's chromium wrapper checks the size of /dev/shm)")) <
-		        0)
+		    (r = shown_add(
+		         &st->shown, "executable",
+		         "findmnt (Debian's chromium wrapper checks the size of /dev/shm)")) < 0)
 			return r;
 	}
 
@@ -439,10 +429,11 @@ static int pre_mount_linux(const struct asb_host *host, struct asb_ctx *ctx, str
 	              "but each other")) < 0)
 		return r;
 	if (st->want[ENGINE_CHROMIUM])
-		return show(st, "unix_sockets",
-		            "required by chromium (network.unix_sockets = true): its profile lock "
-		            "is a unix socket");
-	return show(st, "unix_sockets", "not needed: firefox uses socket pairs only");
+		return shown_add(
+		    &st->shown, "unix_sockets",
+		    "required by chromium (network.unix_sockets = true): its profile lock "
+		    "is a unix socket");
+	return shown_add(&st->shown, "unix_sockets", "not needed: firefox uses socket pairs only");
 }
 
 struct note_ctx {
@@ -457,7 +448,7 @@ static int note(void *ud, const char *key, const char *line, bool warn)
 	struct note_ctx *n = ud;
 	n->host->log(n->ctx, warn ? ASB_LOG_WARN : ASB_LOG_INFO, "macOS: %s: %s", key, line);
 	_cleanup_free_ char *k = str_printf("macos.%s", key);
-	return k ? show(n->st, k, "%s", line) : -ENOMEM;
+	return k ? shown_add(&n->st->shown, k, "%s", line) : -ENOMEM;
 }
 
 static int browsers_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *data)
@@ -489,7 +480,7 @@ static int set(const struct asb_host *host, struct asb_ctx *ctx, struct browsers
                const char *key, const char *value)
 {
 	int r = host->plan_setenv(ctx, key, value);
-	return r < 0 ? r : show(st, "env", "%s=%s", key, value);
+	return r < 0 ? r : shown_add(&st->shown, "env", "%s=%s", key, value);
 }
 
 static int browsers_env(const struct asb_host *host, struct asb_ctx *ctx, void *data)
@@ -624,17 +615,7 @@ static int browsers_describe(const struct asb_host *host, struct asb_ctx *ctx, v
 		if ((r = host->describe(ctx, key, sandbox_text(st, e, text, sizeof(text)))) < 0)
 			return r;
 	}
-	for (size_t i = 0; i < st->shown.n; i++) {
-		char *tab = strchr(st->shown.v[i], '\t');
-		if (!tab)
-			continue;
-		*tab = '\0';
-		r = host->describe(ctx, st->shown.v[i], tab + 1);
-		*tab = '\t';
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return shown_describe(host, ctx, &st->shown);
 }
 
 static void browsers_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void *data,

@@ -30,6 +30,7 @@
 #include "exec.h"
 #include "helper.h"
 #include "rundir.h"
+#include "shown.h"
 #include "util.h"
 
 #include <agentsandbox/plugin.h>
@@ -92,16 +93,6 @@ static void desk_fini(const struct asb_host *host, struct asb_ctx *ctx, void *da
 	free(d->proxy_bin);
 	strv_clear(&d->shown);
 	free(d);
-}
-
-static int show(struct desktop *d, const char *key, const char *fmt, ...) _printf_(3, 4);
-static int show(struct desktop *d, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	_cleanup_free_ char *v = str_vprintf(fmt, ap);
-	va_end(ap);
-	return v ? strv_push_take(&d->shown, str_printf("%s\t%s", key, v)) : -ENOMEM;
 }
 
 static bool is_socket(const char *path)
@@ -253,11 +244,12 @@ static int runtime_dir(const struct asb_host *host, struct asb_ctx *ctx, struct 
 	                      .dest = d->inside};
 	int r = host->plan_entry(ctx, &e);
 	d->runtime_planned = r >= 0;
-	return r < 0 ? r
-	             : show(d, "mount",
-	                    "%s: an empty private directory ($XDG_RUNTIME_DIR; only the sockets "
-	                    "below)",
-	                    d->inside);
+	return r < 0
+	           ? r
+	           : shown_add(&d->shown, "mount",
+	                       "%s: an empty private directory ($XDG_RUNTIME_DIR; only the sockets "
+	                       "below)",
+	                       d->inside);
 }
 
 static int bind(const struct asb_host *host, struct asb_ctx *ctx, struct desktop *d,
@@ -269,8 +261,8 @@ static int bind(const struct asb_host *host, struct asb_ctx *ctx, struct desktop
 		return r;
 	}
 	return dest && strcmp(src, dest) != 0
-	           ? show(d, "mount", "%s: read-only, from %s (%s)", dest, src, why)
-	           : show(d, "mount", "%s: read-only (%s)", src, why);
+	           ? shown_add(&d->shown, "mount", "%s: read-only, from %s (%s)", dest, src, why)
+	           : shown_add(&d->shown, "mount", "%s: read-only (%s)", src, why);
 }
 
 static int socket_in_runtime(const struct asb_host *host, struct asb_ctx *ctx, struct desktop *d,
@@ -398,7 +390,7 @@ static int plan_notify(const struct asb_host *host, struct asb_ctx *ctx, struct 
 	char path[PATH_MAX];
 	if (host->find_executable(ctx, "notify-send", path, sizeof(path)) == 0 &&
 	    ((r = host->plan_add_executable(ctx, "notify-send", path)) < 0 ||
-	     (r = show(d, "executable", "notify-send (%s)", path)) < 0))
+	     (r = shown_add(&d->shown, "executable", "notify-send (%s)", path)) < 0))
 		return r;
 	return 0;
 }
@@ -414,7 +406,8 @@ static int plan_clipboard(const struct asb_host *host, struct asb_ctx *ctx, stru
 		if (host->find_executable(ctx, *t, path, sizeof(path)) < 0)
 			continue;
 		if ((r = host->plan_add_executable(ctx, *t, path)) < 0 ||
-		    (r = show(d, "executable", "%s (%s): the clipboard", *t, path)) < 0)
+		    (r = shown_add(&d->shown, "executable", "%s (%s): the clipboard", *t, path)) <
+		        0)
 			return r;
 		found++;
 	}
@@ -444,9 +437,10 @@ static int desk_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void
 		return r;
 	if (d->sockets &&
 	    ((r = host->plan_seccomp_allow(ctx, "unix_sockets")) < 0 ||
-	     (r = show(d, "seccomp",
-	               "unix_sockets lifted: the display, audio and bus clients connect to the "
-	               "sockets above; the filter cannot allow those paths only")) < 0))
+	     (r = shown_add(
+	          &d->shown, "seccomp",
+	          "unix_sockets lifted: the display, audio and bus clients connect to the "
+	          "sockets above; the filter cannot allow those paths only")) < 0))
 		return r;
 	return 0;
 }
@@ -455,7 +449,7 @@ static int set(const struct asb_host *host, struct asb_ctx *ctx, struct desktop 
                const char *value)
 {
 	int r = host->plan_setenv(ctx, key, value);
-	return r < 0 ? r : show(d, "env", "%s=%s", key, value);
+	return r < 0 ? r : shown_add(&d->shown, "env", "%s=%s", key, value);
 }
 
 static int desk_env(const struct asb_host *host, struct asb_ctx *ctx, void *data)
@@ -517,17 +511,7 @@ static int desk_describe(const struct asb_host *host, struct asb_ctx *ctx, void 
 	                                     "xdg-dbus-proxy --filter --talk=" NOTIFICATIONS
 	                                     ": nothing else on the session bus")) < 0)
 		return r;
-	for (size_t i = 0; i < d->shown.n; i++) {
-		char *tab = strchr(d->shown.v[i], '\t');
-		if (!tab)
-			continue;
-		*tab = '\0';
-		r = host->describe(ctx, d->shown.v[i], tab + 1);
-		*tab = '\t';
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return shown_describe(host, ctx, &d->shown);
 }
 
 static void desk_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void *data, int status)

@@ -14,6 +14,7 @@
  * No seccomp group is lifted: ioctl() on these nodes was never denied.
  * A flag whose devices this host lacks binds nothing and says so.
  */
+#include "shown.h"
 #include "util.h"
 
 #include <agentsandbox/plugin.h>
@@ -51,16 +52,6 @@ static void dev_fini(const struct asb_host *host, struct asb_ctx *ctx, void *dat
 	free(d);
 }
 
-static int show(struct devices *d, const char *key, const char *fmt, ...) _printf_(3, 4);
-static int show(struct devices *d, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	_cleanup_free_ char *v = str_vprintf(fmt, ap);
-	va_end(ap);
-	return v ? strv_push_take(&d->shown, str_printf("%s\t%s", key, v)) : -ENOMEM;
-}
-
 static int dev_configure(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct devices *d = data;
@@ -81,7 +72,7 @@ static int add_device(const struct asb_host *host, struct asb_ctx *ctx, struct d
 	if (stat(path, &st) < 0)
 		return 0;
 	int r = host->plan_path(ctx, ASB_ENTRY_DEVICE, path, NULL, ASB_ENTRY_F_TRY);
-	return r < 0 ? r : show(d, "device", "%s (%s)", path, why);
+	return r < 0 ? r : shown_add(&d->shown, "device", "%s (%s)", path, why);
 }
 
 /* What libdrm reads to tell a render node's driver: /sys/dev/char/M:N, a
@@ -109,8 +100,9 @@ static int add_sysfs(const struct asb_host *host, struct asb_ctx *ctx, struct de
 	                      .dest = link};
 	if ((r = host->plan_entry(ctx, &e)) < 0)
 		return r;
-	return show(d, "sysfs", "%s -> %s; %s read-only (the driver's name for libdrm)", link, real,
-	            devreal);
+	return shown_add(&d->shown, "sysfs",
+	                 "%s -> %s; %s read-only (the driver's name for libdrm)", link, real,
+	                 devreal);
 }
 
 static int add_gpu(const struct asb_host *host, struct asb_ctx *ctx, struct devices *d)
@@ -157,15 +149,15 @@ static int add_gpu(const struct asb_host *host, struct asb_ctx *ctx, struct devi
 	if (stat("/run/opengl-driver", &st) == 0) {
 		if ((r = host->plan_path(ctx, ASB_ENTRY_READ, "/run/opengl-driver", NULL,
 		                         ASB_ENTRY_F_TRY | ASB_ENTRY_F_EXEC)) < 0 ||
-		    (r = show(d, "mount",
-		              "/run/opengl-driver: read-only (the driver's libraries)")) < 0)
+		    (r = shown_add(&d->shown, "mount",
+		                   "/run/opengl-driver: read-only (the driver's libraries)")) < 0)
 			return r;
 	}
 	char smi[PATH_MAX];
 	if (stat("/dev/nvidiactl", &st) == 0 &&
 	    host->find_executable(ctx, "nvidia-smi", smi, sizeof(smi)) == 0 &&
 	    ((r = host->plan_add_executable(ctx, "nvidia-smi", smi)) < 0 ||
-	     (r = show(d, "executable", "nvidia-smi (%s)", smi)) < 0))
+	     (r = shown_add(&d->shown, "executable", "nvidia-smi (%s)", smi)) < 0))
 		return r;
 	if (!d->n_gpu)
 		host->log(ctx, ASB_LOG_WARN,
@@ -199,17 +191,7 @@ static int dev_describe(const struct asb_host *host, struct asb_ctx *ctx, void *
 	if ((r = host->describe(ctx, "gpu", d->gpu ? "true" : "false (--allow-gpu)")) < 0 ||
 	    (r = host->describe(ctx, "kvm", d->kvm ? "true" : "false (--allow-kvm)")) < 0)
 		return r;
-	for (size_t i = 0; i < d->shown.n; i++) {
-		char *tab = strchr(d->shown.v[i], '\t');
-		if (!tab)
-			continue;
-		*tab = '\0';
-		r = host->describe(ctx, d->shown.v[i], tab + 1);
-		*tab = '\t';
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return shown_describe(host, ctx, &d->shown);
 }
 
 static const struct asb_hooks dev_hooks = {

@@ -27,6 +27,7 @@
  */
 #include "helper.h"
 #include "rundir.h"
+#include "shown.h"
 #include "util.h"
 
 #include <agentsandbox/plugin.h>
@@ -92,16 +93,6 @@ static void docker_fini(const struct asb_host *host, struct asb_ctx *ctx, void *
 	free(d->upstream);
 	free(d->log_path);
 	free(d);
-}
-
-static int show(struct docker *d, const char *key, const char *fmt, ...) _printf_(3, 4);
-static int show(struct docker *d, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	_cleanup_free_ char *v = str_vprintf(fmt, ap);
-	va_end(ap);
-	return v ? strv_push_take(&d->shown, str_printf("%s\t%s", key, v)) : -ENOMEM;
 }
 
 /* plugins.docker.socket, else DOCKER_HOST (unix:// only), else the
@@ -242,20 +233,22 @@ static int docker_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, vo
 		return r;
 	}
 	if ((r = host->plan_path(ctx, ASB_ENTRY_READ, dir, DEST_DIR, 0)) < 0 ||
-	    (r = show(d, "mount",
-	              DEST_DIR ": read-only, from %s (the broker's socket " SOCK_NAME " alone)",
-	              dir)) < 0)
+	    (r = shown_add(&d->shown, "mount",
+	                   DEST_DIR ": read-only, from %s (the broker's socket " SOCK_NAME
+	                            " alone)",
+	                   dir)) < 0)
 		return r;
 	char path[PATH_MAX];
 	if (host->find_executable(ctx, "docker", path, sizeof(path)) == 0) {
 		if ((r = host->plan_add_executable(ctx, "docker", path)) < 0 ||
-		    (r = show(d, "executable", "docker (%s)", path)) < 0)
+		    (r = shown_add(&d->shown, "executable", "docker (%s)", path)) < 0)
 			return r;
 	}
 	if ((r = host->plan_seccomp_allow(ctx, "unix_sockets")) < 0 ||
-	    (r = show(d, "seccomp",
-	              "unix_sockets lifted: docker connects to the broker's socket "
-	              "(" DEST_DIR "/" SOCK_NAME "); the filter cannot allow one path only")) < 0)
+	    (r = shown_add(&d->shown, "seccomp",
+	                   "unix_sockets lifted: docker connects to the broker's socket "
+	                   "(" DEST_DIR "/" SOCK_NAME "); the filter cannot allow one path only")) <
+	        0)
 		return r;
 	if (d->dry_run)
 		return 0;
@@ -268,7 +261,8 @@ static int docker_env(const struct asb_host *host, struct asb_ctx *ctx, void *da
 	if (!d->allow)
 		return 0;
 	int r = host->plan_setenv(ctx, "DOCKER_HOST", "unix://" DEST_DIR "/" SOCK_NAME);
-	return r < 0 ? r : show(d, "env", "DOCKER_HOST=unix://" DEST_DIR "/" SOCK_NAME);
+	return r < 0 ? r
+	             : shown_add(&d->shown, "env", "DOCKER_HOST=unix://" DEST_DIR "/" SOCK_NAME);
 }
 
 static int docker_describe(const struct asb_host *host, struct asb_ctx *ctx, void *data)
@@ -301,17 +295,7 @@ static int docker_describe(const struct asb_host *host, struct asb_ctx *ctx, voi
 	if ((r = host->describe(ctx, "risk", RISK)) < 0 ||
 	    (r = host->describe(ctx, "log", d->log_path ? d->log_path : "docker.log")) < 0)
 		return r;
-	for (size_t i = 0; i < d->shown.n; i++) {
-		char *tab = strchr(d->shown.v[i], '\t');
-		if (!tab)
-			continue;
-		*tab = '\0';
-		r = host->describe(ctx, d->shown.v[i], tab + 1);
-		*tab = '\t';
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return shown_describe(host, ctx, &d->shown);
 }
 
 static void docker_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void *data,

@@ -17,6 +17,7 @@
  */
 #include "helper.h"
 #include "rundir.h"
+#include "shown.h"
 #include "util.h"
 
 #include <agentsandbox/plugin.h>
@@ -76,16 +77,6 @@ static void gpg_fini(const struct asb_host *host, struct asb_ctx *ctx, void *dat
 	strv_clear(&g->shown);
 	free(g->log_path);
 	free(g);
-}
-
-static int show(struct gpg *g, const char *key, const char *fmt, ...) _printf_(3, 4);
-static int show(struct gpg *g, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	_cleanup_free_ char *v = str_vprintf(fmt, ap);
-	va_end(ap);
-	return v ? strv_push_take(&g->shown, str_printf("%s\t%s", key, v)) : -ENOMEM;
 }
 
 /* gpgconf on the host, with the launching HOME and GNUPGHOME. */
@@ -165,7 +156,8 @@ static int bind_read(const struct asb_host *host, struct asb_ctx *ctx, struct gp
 	if (stat(src, &st) < 0)
 		return 0;
 	int r = host->plan_path(ctx, ASB_ENTRY_READ, src, dest, ASB_ENTRY_F_TRY);
-	return r < 0 ? r : show(g, "mount", "%s: read-only, from %s (%s)", dest, src, why);
+	return r < 0 ? r
+	             : shown_add(&g->shown, "mount", "%s: read-only, from %s (%s)", dest, src, why);
 }
 
 static int gpg_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *data)
@@ -192,10 +184,10 @@ static int gpg_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 	                      .fd = -1,
 	                      .dest = g->inside};
 	if ((r = host->plan_entry(ctx, &e)) < 0 ||
-	    (r = show(g, "mount",
-	              "%s: an empty private directory (nothing of the host's but what "
-	              "follows; no private-keys-v1.d, no secring.gpg)",
-	              g->inside)) < 0)
+	    (r = shown_add(&g->shown, "mount",
+	                   "%s: an empty private directory (nothing of the host's but what "
+	                   "follows; no private-keys-v1.d, no secring.gpg)",
+	                   g->inside)) < 0)
 		return r;
 	if ((r = bind_read(host, ctx, g, "pubring.kbx", "the public keyring")) < 0 ||
 	    (r = bind_read(host, ctx, g, "pubring.gpg", "the public keyring (old format)")) < 0 ||
@@ -208,18 +200,20 @@ static int gpg_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 	if (!sock || !dest)
 		return -ENOMEM;
 	if ((r = host->plan_path(ctx, ASB_ENTRY_READ, sock, dest, 0)) < 0 ||
-	    (r = show(g, "mount", "%s: the broker's socket (read-only bind)", dest)) < 0)
+	    (r = shown_add(&g->shown, "mount", "%s: the broker's socket (read-only bind)", dest)) <
+	        0)
 		return r;
 	char path[PATH_MAX];
 	if (host->find_executable(ctx, "gpg", path, sizeof(path)) == 0 &&
 	    ((r = host->plan_add_executable(ctx, "gpg", path)) < 0 ||
-	     (r = show(g, "executable", "gpg (%s)", path)) < 0))
+	     (r = shown_add(&g->shown, "executable", "gpg (%s)", path)) < 0))
 		return r;
 	if ((r = host->plan_seccomp_allow(ctx, "unix_sockets")) < 0 ||
-	    (r = show(g, "seccomp",
-	              "unix_sockets lifted: gpg connects to the broker's socket (%s); the filter "
-	              "cannot allow one path only",
-	              dest)) < 0)
+	    (r = shown_add(
+	         &g->shown, "seccomp",
+	         "unix_sockets lifted: gpg connects to the broker's socket (%s); the filter "
+	         "cannot allow one path only",
+	         dest)) < 0)
 		return r;
 	if (g->dry_run || !g->extra[0])
 		return 0;
@@ -241,7 +235,7 @@ static int gpg_env(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 	if (!g->allow)
 		return 0;
 	int r = host->plan_setenv(ctx, "GNUPGHOME", g->inside);
-	return r < 0 ? r : show(g, "env", "GNUPGHOME=%s", g->inside);
+	return r < 0 ? r : shown_add(&g->shown, "env", "GNUPGHOME=%s", g->inside);
 }
 
 static int gpg_describe(const struct asb_host *host, struct asb_ctx *ctx, void *data)
@@ -262,17 +256,7 @@ static int gpg_describe(const struct asb_host *host, struct asb_ctx *ctx, void *
 	                        "decryption, no key import/export/deletion, no putenv")) < 0 ||
 	    (r = host->describe(ctx, "log", g->log_path ? g->log_path : "gpg-agent.log")) < 0)
 		return r;
-	for (size_t i = 0; i < g->shown.n; i++) {
-		char *tab = strchr(g->shown.v[i], '\t');
-		if (!tab)
-			continue;
-		*tab = '\0';
-		r = host->describe(ctx, g->shown.v[i], tab + 1);
-		*tab = '\t';
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return shown_describe(host, ctx, &g->shown);
 }
 
 static void gpg_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void *data, int status)

@@ -20,6 +20,7 @@
  */
 #include "helper.h"
 #include "rundir.h"
+#include "shown.h"
 #include "util.h"
 
 #include <agentsandbox/plugin.h>
@@ -79,16 +80,6 @@ static void ssh_fini(const struct asb_host *host, struct asb_ctx *ctx, void *dat
 	strv_clear(&s->shown);
 	free(s->log_path);
 	free(s);
-}
-
-static int show(struct ssh *s, const char *key, const char *fmt, ...) _printf_(3, 4);
-static int show(struct ssh *s, const char *key, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	_cleanup_free_ char *v = str_vprintf(fmt, ap);
-	va_end(ap);
-	return v ? strv_push_take(&s->shown, str_printf("%s\t%s", key, v)) : -ENOMEM;
 }
 
 static bool valid_fingerprint(const char *fp)
@@ -161,7 +152,7 @@ static int bind_home(const struct asb_host *host, struct asb_ctx *ctx, struct ss
 	if (stat(path, &st) < 0)
 		return 0;
 	int r = host->plan_path(ctx, ASB_ENTRY_READ, path, NULL, ASB_ENTRY_F_TRY);
-	return r < 0 ? r : show(s, "mount", "%s: read-only (%s)", path, why);
+	return r < 0 ? r : shown_add(&s->shown, "mount", "%s: read-only (%s)", path, why);
 }
 
 static int bind_public_keys(const struct asb_host *host, struct asb_ctx *ctx, struct ssh *s,
@@ -234,9 +225,10 @@ static int ssh_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 		return r;
 	}
 	if ((r = host->plan_path(ctx, ASB_ENTRY_READ, dir, DEST_DIR, 0)) < 0 ||
-	    (r = show(s, "mount",
-	              DEST_DIR ": read-only, from %s (the broker's socket " SOCK_NAME " alone)",
-	              dir)) < 0)
+	    (r = shown_add(&s->shown, "mount",
+	                   DEST_DIR ": read-only, from %s (the broker's socket " SOCK_NAME
+	                            " alone)",
+	                   dir)) < 0)
 		return r;
 	if ((r = bind_home(host, ctx, s, home, "config", "ssh's configuration")) < 0 ||
 	    (r = bind_home(host, ctx, s, home, "config.d", "included configuration")) < 0 ||
@@ -247,13 +239,14 @@ static int ssh_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 	char path[PATH_MAX];
 	if (host->find_executable(ctx, "ssh", path, sizeof(path)) == 0) {
 		if ((r = host->plan_add_executable(ctx, "ssh", path)) < 0 ||
-		    (r = show(s, "executable", "ssh (%s)", path)) < 0)
+		    (r = shown_add(&s->shown, "executable", "ssh (%s)", path)) < 0)
 			return r;
 	}
 	if ((r = host->plan_seccomp_allow(ctx, "unix_sockets")) < 0 ||
-	    (r = show(s, "seccomp",
-	              "unix_sockets lifted: ssh connects to the broker's socket "
-	              "(" DEST_DIR "/" SOCK_NAME "); the filter cannot allow one path only")) < 0)
+	    (r = shown_add(&s->shown, "seccomp",
+	                   "unix_sockets lifted: ssh connects to the broker's socket "
+	                   "(" DEST_DIR "/" SOCK_NAME "); the filter cannot allow one path only")) <
+	        0)
 		return r;
 	if (s->dry_run || !s->upstream)
 		return 0;
@@ -266,7 +259,7 @@ static int ssh_env(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 	if (!s->allow)
 		return 0;
 	int r = host->plan_setenv(ctx, "SSH_AUTH_SOCK", DEST_DIR "/" SOCK_NAME);
-	return r < 0 ? r : show(s, "env", "SSH_AUTH_SOCK=" DEST_DIR "/" SOCK_NAME);
+	return r < 0 ? r : shown_add(&s->shown, "env", "SSH_AUTH_SOCK=" DEST_DIR "/" SOCK_NAME);
 }
 
 static int ssh_describe(const struct asb_host *host, struct asb_ctx *ctx, void *data)
@@ -295,17 +288,7 @@ static int ssh_describe(const struct asb_host *host, struct asb_ctx *ctx, void *
 		return r;
 	if ((r = host->describe(ctx, "log", s->log_path ? s->log_path : "ssh-agent.log")) < 0)
 		return r;
-	for (size_t i = 0; i < s->shown.n; i++) {
-		char *tab = strchr(s->shown.v[i], '\t');
-		if (!tab)
-			continue;
-		*tab = '\0';
-		r = host->describe(ctx, s->shown.v[i], tab + 1);
-		*tab = '\t';
-		if (r < 0)
-			return r;
-	}
-	return 0;
+	return shown_describe(host, ctx, &s->shown);
 }
 
 static void ssh_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void *data, int status)
