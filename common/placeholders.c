@@ -111,6 +111,12 @@ void placeholders_free(struct placeholders *p)
 	*p = (struct placeholders){0};
 }
 
+void placeholders_log_to_host(void *ud, const char *line)
+{
+	const struct placeholders_to_host *to = ud;
+	to->host->log(to->ctx, ASB_LOG_INFO, "%s", line);
+}
+
 static void say(placeholders_log_fn log, void *ud, char *line)
 {
 	if (line && log)

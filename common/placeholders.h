@@ -10,6 +10,8 @@
 #ifndef ASB_COMMON_PLACEHOLDERS_H
 #define ASB_COMMON_PLACEHOLDERS_H
 
+#include <agentsandbox/plugin.h>
+
 #include <stddef.h>
 #include <sys/types.h>
 
@@ -45,6 +47,13 @@ struct placeholders {
 
 /* What the cleanup did, one line each (the caller logs it). */
 typedef void (*placeholders_log_fn)(void *userdata, const char *line);
+/* The usual one: each line at INFO through the plugin's host->log, with a
+ * struct placeholders_to_host as its userdata. */
+struct placeholders_to_host {
+	const struct asb_host *host;
+	struct asb_ctx *ctx;
+};
+void placeholders_log_to_host(void *userdata, const char *line);
 
 /* Record `path` (missing now; a mount will create it) and lock its parent. */
 int placeholders_add(struct placeholders *p, const char *path, int is_dir);

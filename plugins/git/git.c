@@ -233,17 +233,6 @@ static int apply_mount(const struct asb_host *host, struct asb_ctx *ctx, const s
 	return -EINVAL;
 }
 
-struct log_ctx {
-	const struct asb_host *host;
-	struct asb_ctx *ctx;
-};
-
-static void log_line(void *ud, const char *line)
-{
-	const struct log_ctx *l = ud;
-	l->host->log(l->ctx, ASB_LOG_INFO, "%s", line);
-}
-
 static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct git_state *g = data;
@@ -257,7 +246,8 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 	/* First what a killed launch left, so the scan sees those paths missing
 	 * again (and masks them anew) instead of taking them for the user's. */
 	if (journals)
-		placeholders_reap(journals, log_line, &(struct log_ctx){host, ctx});
+		placeholders_reap(journals, placeholders_log_to_host,
+		                  &(struct placeholders_to_host){host, ctx});
 	int r = ensure_scanned(host, ctx, g);
 	if (r < 0)
 		return r;
@@ -393,7 +383,8 @@ static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void
 	int64_t dry_run = 0;
 	(void)host->policy_int(ctx, "dry_run", &dry_run);
 	if (g->protect && g->applied) {
-		placeholders_cleanup(&g->placeholders, log_line, &(struct log_ctx){host, ctx});
+		placeholders_cleanup(&g->placeholders, placeholders_log_to_host,
+		                     &(struct placeholders_to_host){host, ctx});
 		if (!dry_run && status >= 0) /* the agent ran */
 			audit_after_exit(host, ctx, &g->opt, &g->scan, g->quarantine);
 	}

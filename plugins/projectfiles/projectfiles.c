@@ -547,17 +547,6 @@ static void log_action(const struct asb_host *host, struct asb_ctx *ctx, const s
 	}
 }
 
-struct log_ctx {
-	const struct asb_host *host;
-	struct asb_ctx *ctx;
-};
-
-static void log_line(void *ud, const char *line)
-{
-	const struct log_ctx *l = ud;
-	l->host->log(l->ctx, ASB_LOG_INFO, "%s", line);
-}
-
 static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct pf_state *g = data;
@@ -574,7 +563,8 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 	 * missing again (and masks them anew) instead of taking them for the
 	 * user's. */
 	if (journals)
-		placeholders_reap(journals, log_line, &(struct log_ctx){host, ctx});
+		placeholders_reap(journals, placeholders_log_to_host,
+		                  &(struct placeholders_to_host){host, ctx});
 	int r = collect_roots(host, ctx, g);
 	if (r < 0 || (r = scan_now(host, ctx, g, 0, &g->scan)) < 0)
 		return r;
@@ -728,8 +718,8 @@ static void pf_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void 
 {
 	struct pf_state *g = data;
 	if (g->protect && g->scanned) {
-		struct log_ctx l = {host, ctx};
-		placeholders_cleanup(&g->placeholders, log_line, &l);
+		placeholders_cleanup(&g->placeholders, placeholders_log_to_host,
+		                     &(struct placeholders_to_host){host, ctx});
 		if (!g->dry_run && status >= 0) /* the agent ran */
 			audit(host, ctx, g);
 	}
