@@ -150,6 +150,19 @@ out=$(cd "$E" && asb -c "$TEST_TMP/pf.cfg" -- -c 'echo {} > .vscode/tasks.json &
 ok $(grep -qx WROTE <<<"$out" && [ ! -e "$E/.vscode" ]; echo $?) \
     "an empty .vscode is masked like a missing one: written inside only, and removed after exit like a placeholder"
 
+# --- a tool's own state directory is not a project -------------------------------------
+# (opencode writes opencode.jsonc into ~/.config/opencode itself; moving it
+# aside after every session would only annoy.) A plain rw dir still is one.
+mkdir -p "$HOME/.config/tool"
+printf 'sandbox: { command = "bash"; rw_dirs = [ "%s", "%s" ]; };\n' "$HOME/.config/tool" "$HOME/state" >"$TEST_TMP/own.cfg"
+err=$(cd "$E" && asb -c "$TEST_TMP/own.cfg" -- -c 'echo {} > ~/.config/tool/opencode.jsonc && echo {} > ~/state/opencode.json' 2>&1)
+ok $([ -f "$HOME/.config/tool/opencode.jsonc" ] && ! ls "$HOME/.config/tool/" | grep -q quarantine &&
+    grep -q "$HOME/.config/tool: a tool's own state directory" "$(sessions | tail -n 1)launch.log"; echo $?) \
+    "an rw dir under a hidden directory of \$HOME is not scanned, and launch.log says so"
+ok $([ ! -e "$HOME/state/opencode.json" ] && ls "$HOME"/state/opencode.json.agentsandbox-quarantine-* >/dev/null 2>&1; echo $?) \
+    "...while one in a plain rw dir is still moved aside ($err)"
+rm -rf "$HOME/.config/tool" "$HOME"/state/opencode.json*
+
 # --- a launcher killed outright ---------------------------------------------------------
 # It cannot remove the mount points its masks left at the workspace root;
 # the next launch does (under the journal's lock), and the project is as it was.
