@@ -68,9 +68,15 @@ int supervisor_prepare(void)
 	sa.sa_sigaction = on_sig;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigfillset(&sa.sa_mask);
-	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++)
+	for (size_t i = 0; i < ARRAY_SIZE(forwarded); i++) {
+		struct sigaction old;
+		/* Started under nohup: a hangup is not ours to act on. */
+		if (forwarded[i] == SIGHUP && sigaction(SIGHUP, NULL, &old) == 0 &&
+		    old.sa_handler == SIG_IGN)
+			continue;
 		if (sigaction(forwarded[i], &sa, NULL) < 0)
 			return -errno;
+	}
 	return 0;
 }
 
@@ -123,12 +129,28 @@ struct sup {
 	bool exited;
 	ev_io sig_watcher;
 	ev_child child_watcher;
+	ev_timer grace; /* after a hangup or SIGTERM: then SIGKILL */
 };
+
+/* How long an agent that a hangup or SIGTERM did not end may take before
+ * it is killed: the launcher itself would have died of either, and a
+ * sandbox that outlives its terminal is a stray nobody sees. */
+#define GRACE_SECONDS 5.0
+
+static void on_grace(struct ev_loop *loop, ev_timer *w, int revents)
+{
+	struct sup *s = w->data;
+	(void)loop;
+	(void)revents;
+	log_msg(LOG_WARN,
+	        "the agent did not exit within %.0f s of the hangup or SIGTERM: killing it",
+	        GRACE_SECONDS);
+	s->forward(s->userdata, SIGKILL);
+}
 
 static void on_signal(struct ev_loop *loop, ev_io *w, int revents)
 {
 	struct sup *s = w->data;
-	(void)loop;
 	(void)revents;
 	struct sigmsg m;
 	while (read(w->fd, &m, sizeof(m)) == (ssize_t)sizeof(m)) {
@@ -152,6 +174,8 @@ static void on_signal(struct ev_loop *loop, ev_io *w, int revents)
 		}
 		log_msg(LOG_INFO, "forwarding signal %s to the agent", strsignal(m.sig));
 		s->forward(s->userdata, m.sig);
+		if ((m.sig == SIGHUP || m.sig == SIGTERM) && !ev_is_active(&s->grace))
+			ev_timer_start(loop, &s->grace);
 	}
 }
 
@@ -177,10 +201,13 @@ int supervisor_run(pid_t child, supervisor_forward_fn forward, void *userdata,
 	ev_child_init(&s.child_watcher, on_child, child, 0);
 	s.child_watcher.data = &s;
 	ev_child_start(loop, &s.child_watcher);
+	ev_timer_init(&s.grace, on_grace, GRACE_SECONDS, 0.);
+	s.grace.data = &s;
 	/* The child may have exited before the watcher existed: libev reaps on
 	 * SIGCHLD, which is pending in that case, so the loop still sees it. */
 	ev_run(loop, 0);
 	ev_io_stop(loop, &s.sig_watcher);
 	ev_child_stop(loop, &s.child_watcher);
+	ev_timer_stop(loop, &s.grace);
 	return s.exited ? s.status : -ECHILD;
 }

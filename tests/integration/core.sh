@@ -101,6 +101,33 @@ wait $pid
 ok $([ $? -eq 7 ] && grep -q got-term "$WS/term.txt"; echo $?) "SIGTERM to agentsandbox reaches the agent; its exit status comes back"
 rm -f "$WS/ready.txt"
 
+# An agent that ignores the hangup (its terminal closed) and SIGTERM is
+# killed a few seconds later: no sandbox outlives the launcher's reason to
+# exit. Under nohup, a hangup is not the launcher's to act on.
+hup_marker="asb-hup-$$-$RANDOM"
+"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/basic.cfg" -- -c "trap '' HUP TERM; echo ready > ready.txt; exec -a $hup_marker sleep 300" &
+pid=$!
+for _ in $(seq 100); do [ -e "$WS/ready.txt" ] && pgrep -f "$hup_marker" >/dev/null && break; sleep 0.1; done
+kill -HUP $pid
+ended=1
+for _ in $(seq 150); do kill -0 $pid 2>/dev/null || { ended=0; break; }; sleep 0.1; done
+[ $ended -eq 0 ] || kill -KILL $pid
+wait $pid
+code=$?
+ok $([ $ended -eq 0 ] && [ $code -eq 137 ] && ! pgrep -f "$hup_marker" >/dev/null; echo $?) \
+    "an agent that ignores SIGHUP is killed after the grace period, nothing left (exit $code)"
+rm -f "$WS/ready.txt"
+nohup "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/basic.cfg" -- -c "echo ready > ready.txt; exec -a $hup_marker sleep 300" >/dev/null 2>&1 &
+pid=$!
+for _ in $(seq 100); do [ -e "$WS/ready.txt" ] && pgrep -f "$hup_marker" >/dev/null && break; sleep 0.1; done
+kill -HUP $pid
+sleep 1
+ok $(pgrep -f "$hup_marker" >/dev/null; echo $?) "under nohup, a SIGHUP does not end the session"
+kill -TERM $pid
+wait $pid
+ok $(! pgrep -f "$hup_marker" >/dev/null; echo $?) "...and SIGTERM does"
+rm -f "$WS/ready.txt"
+
 # SIGKILL of agentsandbox leaves nothing running.
 marker="asb-marker-$$-$RANDOM"
 "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/basic.cfg" -- -c "echo ready > ready.txt; exec -a $marker sleep 300" &
