@@ -162,6 +162,14 @@ interactive() {
     ok $answered "$name: a prompt typed interactively gets the mock's answer"
     [ $answered -eq 0 ] || screen "$name" | grep -v '^ *$' | tail -15 | sed 's/^/# /'
     "${T[@]}" kill-session -t "$name" 2>/dev/null
+    # Closing the terminal ends the session, whatever the agent does with
+    # the hangup (Gemini CLI survives it: the launcher kills it after 5 s).
+    local left=1
+    for try in $(seq 100); do
+        pgrep -f -- "-c $TEST_TMP/$name.cfg" >/dev/null || { left=0; break; }
+        sleep 0.1
+    done
+    ok $left "$name: closing its terminal leaves no process of the session"
 }
 
 for name in claude codex gemini copilot opencode pi; do
