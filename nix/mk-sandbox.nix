@@ -21,6 +21,8 @@
   roDirs ? [ ],
   roFiles ? [ ],
   env ? { },
+  # Beyond the seed: env names whose values may be shown (sandbox.public_env).
+  publicEnv ? [ ],
   allowedDomains ? null,
   # Beyond the seed: secrets the proxy injects (README: Credentials).
   credentials ? [ ],
@@ -66,6 +68,7 @@ let
       roDirs
       roFiles
       env
+      publicEnv
       allowedDomains
       credentials
       guardFiles

@@ -72,6 +72,11 @@ let
           default = { };
           description = "Environment variables; values are expanded at launch, so secrets stay out of the store.";
         };
+        publicEnv = mkOption {
+          type = types.listOf types.str;
+          default = [ ];
+          description = "Names in env whose values --show-config and launch.log may print (sandbox.public_env); the rest are redacted.";
+        };
         allowedDomains = mkOption {
           type = types.nullOr (
             types.either (types.listOf types.str) (
@@ -158,6 +163,7 @@ let
         roDirs
         roFiles
         env
+        publicEnv
         allowedDomains
         credentials
         guardFiles

@@ -22,6 +22,7 @@
   roDirs ? [ ],
   roFiles ? [ ],
   env ? { },
+  publicEnv ? [ ],
   allowedDomains ? null,
   credentials ? [ ],
   guardFiles ? [ ],
@@ -95,11 +96,11 @@ let
 
   # libconfig setting names: [A-Za-z*][-A-Za-z0-9_*]*; env names are stricter.
   envName =
-    k:
+    arg: k:
     if match "[A-Za-z][A-Za-z0-9_]*" k != null then
       k
     else
-      fail "env" "'${k}' is not a variable name libconfig can hold ([A-Za-z][A-Za-z0-9_]*)";
+      fail arg "'${k}' is not a variable name libconfig can hold ([A-Za-z][A-Za-z0-9_]*)";
   settingName =
     arg: k:
     if match "[A-Za-z][-A-Za-z0-9_]*" k != null then k else fail arg "'${k}' is not a valid name";
@@ -317,9 +318,14 @@ let
       "  ro_files = ${strList "roFiles" roFiles};"
       "  env = {"
     ]
-    ++ map (k: "    ${envName k} = ${quote (strArg "env.${k}" envArg.${k})};") (attrNames envArg)
+    ++ map (k: "    ${envName "env" k} = ${quote (strArg "env.${k}" envArg.${k})};") (attrNames envArg)
+    ++ [ "  };" ]
+    # Names whose values --show-config and launch.log may print (the rest are
+    # redacted): only names set in env mean anything.
+    ++ optional (listArg "publicEnv" publicEnv != [ ]) [
+      "  public_env = ${seq "[" "]" (map (k: quote (envName "publicEnv" k)) (listArg "publicEnv" publicEnv))};"
+    ]
     ++ [
-      "  };"
       "};"
       "network: {"
     ]

@@ -80,6 +80,7 @@ expect full sandbox.rw_files '["$HOME/agent.json"]'
 expect full sandbox.ro_dirs '["$HOME/ref"]'
 expect full sandbox.ro_files '["${HOME}/.gitconfig"]'
 expect full sandbox.env '{AGENT_DIR="${HOME}/.agent" AGENT_TOKEN="$AGENT_TOKEN" MODE="${AGENT_MODE:-fast}" QUOTED="say "hi" \ bye"}'
+expect full sandbox.public_env '["MODE" "AGENT_DIR"]'
 expect full network.allowed_domains '["anthropic.com" {domain="api.github.com" path="/graphql" methods=["POST"]} {domain="github.com" methods=["GET" "HEAD"]} {domain="uploads.example.com" path="/v1"}]'
 expect full network.host_ports '[5432 6379]'
 expect full network.published_ports '[3000 {port=8000 bind="0.0.0.0"} {port=8080}]'
@@ -152,10 +153,11 @@ if [ -x "$ASB" ]; then
             ! grep -q '0000007' "$TEST_TMP/out"; echo $?) "template $t: --show-config lists its credentials, placeholders inside"
         grep -q '=<placeholder of credential ' "$TEST_TMP/out" || sed 's/^/# /' "$TEST_TMP/out" | tail -5
     done
+    # publicEnv's names (AGENT_DIR, MODE) are shown; the others stay hidden.
     AGENTSANDBOX_ALLOW_NIX=0 asb --show-config -c "$TEST_TMP/full-nb.cfg" >"$TEST_TMP/show" 2>&1
     for want in "full-sandboxed" "/usr/bin/env" "--yolo" "$HOME/work" "$HOME/.agent" "$HOME/agent.json" \
-        "$HOME/ref" "$HOME/.gitconfig" "AGENT_DIR = <hidden: $((${#HOME} + 7)) chars; from \$HOME;" \
-        'MODE = <hidden: 4 chars; from $AGENT_MODE;' 'QUOTED = <hidden: 14 chars;' \
+        "$HOME/ref" "$HOME/.gitconfig" "AGENT_DIR = $HOME/.agent  (" 'MODE = fast  (' \
+        'AGENT_TOKEN = <hidden: 30 chars; from $AGENT_TOKEN;' 'QUOTED = <hidden: 14 chars;' \
         "unix_sockets  true" "git.protect = true"; do
         if grep -qF -- "$want" "$TEST_TMP/show"; then
             ok 0 "full: --show-config shows $want"

@@ -34,6 +34,8 @@
             env = {
               CLAUDE_CONFIG_DIR = "$HOME/.claude";
             };
+            # Not secret: --show-config and launch.log may print it.
+            publicEnv = [ "CLAUDE_CONFIG_DIR" ];
             allowedDomains = {
               "anthropic.com" = "*";
               "claude.com" = "*";

@@ -39,6 +39,8 @@
             env = {
               CODEX_HOME = "$HOME/.codex";
             };
+            # Not secret: --show-config and launch.log may print it.
+            publicEnv = [ "CODEX_HOME" ];
             allowedDomains = {
               "openai.com" = "*";
               "chatgpt.com" = "*";
