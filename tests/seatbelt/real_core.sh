@@ -64,4 +64,20 @@ for ex in claude codex gemini copilot opencode pi; do
         check "$ex: no address outside is" -- deny "$ex" connect 93.184.216.34 443
     fi
 done
+
+# Credentials: the agent's variable holds a placeholder, the real key is in
+# neither the environment nor the profile; a login file the backend cannot
+# cover with a placeholder copy is a refusal, not the real tokens inside.
+real=sk-ant-api03-SBREAL$(printf '%090d' 7)
+out=$(ANTHROPIC_API_KEY=$real asb --backend seatbelt -c "$SRC_ROOT/examples/claude.cfg" --show-config 2>&1)
+ok $(grep -q '^ANTHROPIC_API_KEY=<placeholder of credential ' <<<"$out" && ! grep -qF "$real" <<<"$out"; echo $?) \
+    "claude: the API key is a placeholder inside, the real one nowhere in the plan or the profile"
+mkdir -p "$HOME/.claude"
+printf '{"claudeAiOauth":{"accessToken":"sk-ant-oat01-SBREALACCESS","refreshToken":"sk-ant-ort01-SBREALREFRESH"}}\n' \
+    >"$HOME/.claude/.credentials.json"
+out=$(asb --backend seatbelt -c "$SRC_ROOT/examples/claude.cfg" --show-config 2>&1)
+code=$?
+ok $([ $code -eq 125 ] && grep -q "credential claude-login: this backend cannot put the placeholder file over $HOME/.claude/.credentials.json" <<<"$out" &&
+    ! grep -q SBREAL <<<"$out"; echo $?) "claude: with a login file, seatbelt refuses by name (exit $code: ${out:0:200})"
+rm -f "$HOME/.claude/.credentials.json"
 done_testing
