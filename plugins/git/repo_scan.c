@@ -186,6 +186,35 @@ static int read_commondir(const char *gitdir, char **out)
 	return resolve_dir(gitdir, content, out);
 }
 
+/* Does git read config.worktree here? Only under extensions.worktreeConfig,
+ * which git takes from this very file (no includes), and which the agent
+ * cannot add (the file is read-only). Unsure (unreadable): yes. */
+static bool reads_worktree_config(const char *gitdir)
+{
+	_cleanup_free_ char *path = path_join(gitdir, "config");
+	if (!path)
+		return true;
+	_cleanup_close_ int fd =
+	    open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20))
+		return true;
+	_cleanup_free_ char *text = malloc((size_t)st.st_size + 1);
+	if (!text)
+		return true;
+	size_t len = 0;
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, text + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	text[len] = '\0';
+	return memchr(text, '\0', len) || strcasestr(text, "worktreeconfig");
+}
+
 /* A path the host trusts: bound read-only, or masked when it does not exist. */
 /* Can this user create an entry in `dir`? When not (a root-owned git dir,
  * a read-only file system), nothing inside can either, and a mask there
@@ -195,7 +224,8 @@ static bool creatable_in(const char *dir)
 	return access(dir, W_OK) == 0 || (errno != EACCES && errno != EROFS && errno != EPERM);
 }
 
-static int protect_path(struct scan *s, const char *dir, const char *name, bool is_dir,
+/* `missing`: the mask for a path that does not exist (RS_MASK_*). */
+static int protect_path(struct scan *s, const char *dir, const char *name, int missing,
                         const char *why)
 {
 	_cleanup_free_ char *path = path_join(dir, name);
@@ -207,7 +237,7 @@ static int protect_path(struct scan *s, const char *dir, const char *name, bool 
 	if (k == 0 && !creatable_in(dir))
 		return 0;
 	if (k == 0)
-		return add_mount(s, is_dir ? RS_MASK_DIR : RS_MASK_FILE, path, 1, why);
+		return add_mount(s, missing, path, 1, why);
 	if (k == 'l')
 		return refuse(s, path, -ELOOP); /* a mount cannot pin a symlink */
 	return add_mount(s, RS_BIND_RO, path, 0, why);
@@ -229,7 +259,8 @@ static int pin_dir(struct scan *s, const char *path, const char *why)
 /* `rel` = "a/b/file" below `dir`: intermediate directories are pinned; from
  * the first missing one on, a writable tmpfs holds the masked file, so the
  * only trace on the host is that one empty directory. */
-static int protect_nested(struct scan *s, const char *dir, const char *rel, const char *why)
+static int protect_nested(struct scan *s, const char *dir, const char *rel, int missing,
+                          const char *why)
 {
 	_cleanup_free_ char *cur = strdup(dir);
 	if (!cur)
@@ -250,7 +281,7 @@ static int protect_nested(struct scan *s, const char *dir, const char *rel, cons
 			if (!full)
 				return -ENOMEM;
 			int ret = add_mount(s, RS_TMPFS, next, 1, "holds a masked path");
-			return ret < 0 ? ret : add_mount(s, RS_MASK_FILE, full, 0, why);
+			return ret < 0 ? ret : add_mount(s, missing, full, 0, why);
 		}
 		if (k == 'l')
 			return refuse(s, next, -ELOOP);
@@ -262,7 +293,7 @@ static int protect_nested(struct scan *s, const char *dir, const char *rel, cons
 		free(cur);
 		cur = TAKE_PTR(next);
 	}
-	return protect_path(s, cur, p, false, why);
+	return protect_path(s, cur, p, missing, why);
 }
 
 long rs_find_gitdir(const struct rs_result *r, const char *path)
@@ -384,22 +415,30 @@ static int add_gitdir(struct scan *s, const char *path, bool worktree_admin)
 	if (ret < 0)
 		return ret;
 	if (worktree_admin) {
-		if ((ret = protect_path(s, path, "gitdir", false, "worktree pointer")) < 0 ||
-		    (ret = protect_path(s, path, "commondir", false, "worktree pointer")) < 0 ||
-		    (ret = protect_path(s, path, "config.worktree", false, "config")) < 0)
+		if ((ret = protect_path(s, path, "gitdir", RS_MASK_FILE, "worktree pointer")) < 0 ||
+		    (ret = protect_path(s, path, "commondir", RS_MASK_FILE, "worktree pointer")) <
+		        0 ||
+		    (ret = protect_path(s, path, "config.worktree", RS_MASK_FILE, "config")) < 0)
 			return ret;
 	} else {
-		if ((ret = protect_path(s, path, "hooks", true, "hooks")) < 0 ||
-		    (ret = protect_path(s, path, "config", false, "config")) < 0 ||
-		    (ret = protect_path(s, path, "config.worktree", false, "config")) < 0 ||
-		    (ret = protect_nested(s, path, "info/attributes", "attributes")) < 0 ||
-		    (ret = protect_nested(s, path, "objects/info/alternates", "alternates")) < 0)
+		/* git reads a directory at info/attributes as empty attributes, and
+		 * at config.worktree as an error, but only under
+		 * extensions.worktreeConfig; alternates it warns about. */
+		int worktree_config = reads_worktree_config(path) ? RS_MASK_FILE : RS_MASK_AS_DIR;
+		if ((ret = protect_path(s, path, "hooks", RS_MASK_DIR, "hooks")) < 0 ||
+		    (ret = protect_path(s, path, "config", RS_MASK_FILE, "config")) < 0 ||
+		    (ret = protect_path(s, path, "config.worktree", worktree_config, "config")) <
+		        0 ||
+		    (ret = protect_nested(s, path, "info/attributes", RS_MASK_AS_DIR,
+		                          "attributes")) < 0 ||
+		    (ret = protect_nested(s, path, "objects/info/alternates", RS_MASK_FILE,
+		                          "alternates")) < 0)
 			return ret;
 		/* A missing commondir cannot be masked: git refuses to run with an
 		 * empty one, and the host would see that placeholder. The
 		 * post-exit audit removes one the agent created. */
 		if (r->gitdirs[r->n_gitdirs - 1].had_commondir &&
-		    (ret = protect_path(s, path, "commondir", false, "commondir")) < 0)
+		    (ret = protect_path(s, path, "commondir", RS_MASK_FILE, "commondir")) < 0)
 			return ret;
 	}
 children:;
@@ -475,7 +514,7 @@ static int add_repo_at(struct scan *s, const char *dir, bool own)
 		return 0;
 
 	/* A pointer file: a linked worktree or a submodule. */
-	int ret = protect_path(s, dir, ".git", false, "git dir pointer");
+	int ret = protect_path(s, dir, ".git", RS_MASK_FILE, "git dir pointer");
 	if (ret < 0)
 		return ret;
 	_cleanup_free_ char *content = NULL, *gitdir = NULL, *common = NULL;
@@ -698,7 +737,7 @@ static int pin_ancestors(struct scan *s)
 	size_t n = s->r->n_mounts;
 	for (size_t i = 0; i < n; i++) {
 		const struct rs_mount *m = &s->r->mounts[i];
-		if (m->op == RS_MASK_FILE && !m->placeholder)
+		if ((m->op == RS_MASK_FILE || m->op == RS_MASK_AS_DIR) && !m->placeholder)
 			continue; /* inside a tmpfs of ours */
 		if (!(path_is_within(m->path, s->ws) && strcmp(m->path, s->ws) != 0))
 			continue;
@@ -804,6 +843,8 @@ const char *rs_op_name(int op)
 		return "mask-dir";
 	case RS_TMPFS:
 		return "tmpfs";
+	case RS_MASK_AS_DIR:
+		return "mask-as-dir";
 	}
 	return "?";
 }
