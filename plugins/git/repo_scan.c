@@ -18,6 +18,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#endif
 
 #include "util.h"
 
@@ -43,6 +47,9 @@ struct scan {
 	const char *ws;
 	unsigned n_gitdirs_counted;
 	bool stop;
+	/* nlink_exact()'s answer for the last file system it was asked about */
+	dev_t nlink_dev;
+	bool nlink_known, nlink_trusted;
 };
 
 static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
@@ -631,6 +638,42 @@ static bool is_heavy(const char *name)
 	return false;
 }
 
+/* Does a directory's link count say whether it has subdirectories (2: none)?
+ * On ext2/3/4, xfs and tmpfs it does; btrfs and overlayfs report 1, and
+ * elsewhere we do not know, so there every directory is read. */
+static bool nlink_exact(struct scan *s, int dfd, dev_t dev)
+{
+#ifdef __linux__
+	if (s->nlink_known && s->nlink_dev == dev)
+		return s->nlink_trusted;
+	struct statfs fs;
+	s->nlink_trusted =
+	    fstatfs(dfd, &fs) == 0 && (fs.f_type == EXT4_SUPER_MAGIC ||
+	                               fs.f_type == XFS_SUPER_MAGIC || fs.f_type == TMPFS_MAGIC);
+	s->nlink_dev = dev;
+	s->nlink_known = true;
+	return s->nlink_trusted;
+#else
+	(void)s, (void)dfd, (void)dev;
+	return false;
+#endif
+}
+
+/* A subdirectory with no subdirectory of its own can be neither a bare git
+ * dir (objects/, refs/) nor hold one: only a .git entry in it matters, and
+ * two stats say there is none, where reading it takes five system calls. */
+static bool plain_leaf(struct scan *s, int dfd, const struct stat *parent, const char *name)
+{
+	if (!nlink_exact(s, dfd, parent->st_dev))
+		return false;
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_dev != parent->st_dev || st.st_nlink != 2)
+		return false;
+	_cleanup_free_ char *dotgit = path_join(name, ".git");
+	return dotgit && fstatat(dfd, dotgit, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
 /* Read one directory: note a .git or a bare git dir, queue subdirectories. */
 static int scan_one(struct scan *s, const char *path, unsigned depth, struct queue *q,
                     struct queue *later)
@@ -644,6 +687,8 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 	int dfd = fd;
 	fd = -1;
 	s->r->dirs_scanned++;
+	struct stat self;
+	bool leaves = fstat(dfd, &self) == 0;
 
 	bool has_git = false, has_head = false, has_objects = false, has_refs = false;
 	struct queue subs = {0};
@@ -692,6 +737,11 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 		if (depth + 1 > s->opt->limits.max_depth) {
 			s->r->limits_hit |= RS_LIMIT_DEPTH;
 			break;
+		}
+		if (leaves && s->r->dirs_scanned < s->opt->limits.max_dirs &&
+		    plain_leaf(s, dfd, &self, subs.items[i].path)) {
+			s->r->dirs_scanned++;
+			continue;
 		}
 		char *full = path_join(path, subs.items[i].path);
 		if (!full) {

@@ -173,6 +173,22 @@ static void test_worktree_config_extension(void **state)
 	rs_result_free(&r);
 }
 
+/* A directory with no subdirectory is not read (plain_leaf): one whose .git
+ * is a pointer file must still be found, next to many plain ones. */
+static void test_leaf_with_pointer_file(void **state)
+{
+	sh("mkdir -p ws/a && for i in 1 2 3 4 5 6 7 8; do mkdir ws/a/d$i && touch ws/a/d$i/f; "
+	   "done && mkdir store && " GIT "init -q --separate-git-dir store/x.git ws/a/leaf");
+	struct rs_result r;
+	assert_int_equal(scan("ws", &r), 0);
+	assert_int_equal(r.n_repos, 1);
+	assert_string_equal(r.repos[0].worktree, at("ws/a/leaf"));
+	assert_int_equal(r.repos[0].kind, RS_REPO_SUBMODULE);
+	expect(&r, "ws/a/leaf/.git", RS_BIND_RO, 0);
+	expect(&r, "ws/a/leaf", RS_BIND_RW, 0); /* pinned */
+	rs_result_free(&r);
+}
+
 static void test_nested_two_levels(void **state)
 {
 	sh(GIT "init -q ws && mkdir -p ws/a/b && " GIT "init -q ws/a/b/n && mkdir -p ws/c/d");
@@ -353,6 +369,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_plain_repo, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_worktree_config_extension, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_leaf_with_pointer_file, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_paths, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_nested_two_levels, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_subdirectory, setup, teardown),
