@@ -1,16 +1,20 @@
 #!/usr/bin/env bash
 # Launch cost of git protection: a workspace with 40 repositories and 10k
 # files, launched with and without the git plugin's scan.
-#   bench/git-scan.sh [BUILD_DIR]      (needs hyperfine, git, bwrap)
+#   bench/git-scan.sh [BUILD_DIR [BASELINE_BUILD_DIR]]   (needs hyperfine, git, bwrap)
+# With a baseline build, its launches run in the same hyperfine run, side by
+# side. The network is off, so slirp4netns's start-up is not in the noise.
 # Prints hyperfine's table; --export-markdown goes to $OUT if set.
 set -eu
 BUILD=${1:-${BUILD_ROOT:-$(cd "$(dirname "$0")/.." && pwd)/build}}
+BASE=${2:-}
 ASB=$BUILD/agentsandbox
 PLUGINS=$BUILD/plugins
 REPOS=${REPOS:-40}
 FILES=${FILES:-10000}
 command -v hyperfine >/dev/null || { echo "hyperfine is not installed (apt-get install hyperfine)" >&2; exit 2; }
 [ -x "$ASB" ] || { echo "no launcher at $ASB" >&2; exit 2; }
+[ -z "$BASE" ] || [ -x "$BASE/agentsandbox" ] || { echo "no launcher at $BASE/agentsandbox" >&2; exit 2; }
 
 T=$(mktemp -d "${TMPDIR:-/tmp}/asb-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -33,13 +37,22 @@ for i in $(seq 1 "$REPOS"); do
     for j in $(seq 1 10); do mkdir -p "$d/src/m$j"; done
     for j in $(seq 1 "$per"); do : >"$d/src/m$((j % 10 + 1))/f$j.c"; done
 done
-printf 'sandbox: { packages = [ "true" ]; };\n' >"$T/b.cfg"
+printf 'sandbox: { packages = [ "true" ]; };\nnetwork: { enabled = false; };\n' >"$T/b.cfg"
 echo "workspace: $REPOS repos, $(find "$W" -type f -not -path '*/.git/*' | wc -l) files," \
     "$(find "$W" -type d | wc -l) directories"
 
+echo "binds: $("$ASB" --plugin-dir "$PLUGINS" -c "$T/b.cfg" --workspace "$W" --show-config -- true 2>/dev/null |
+    grep -c -- '--\(ro-\)\?bind')${BASE:+, baseline $("$BASE/agentsandbox" --plugin-dir "$BASE/plugins" -c "$T/b.cfg" \
+    --workspace "$W" --show-config -- true 2>/dev/null | grep -c -- '--\(ro-\)\?bind')}"
+
 run() { echo "$ASB --plugin-dir $PLUGINS -c $T/b.cfg --workspace $W $* -- true"; }
-hyperfine -N --warmup 3 --min-runs 20 ${OUT:+--export-markdown "$OUT"} \
-    -n 'show-config, git protection off' "$(run --show-config --no-git-protection)" \
+base() { echo "$BASE/agentsandbox --plugin-dir $BASE/plugins -c $T/b.cfg --workspace $W $* -- true"; }
+set -- -n 'show-config, git protection off' "$(run --show-config --no-git-protection)" \
     -n 'show-config, git protection on (scan)' "$(run --show-config)" \
     -n 'launch, git protection off' "$(run --no-git-protection)" \
     -n 'launch, git protection on (scan, mounts, post-exit audit)' "$(run)"
+[ -z "$BASE" ] || set -- "$@" \
+    -n 'baseline: show-config, git protection on (scan)' "$(base --show-config)" \
+    -n 'baseline: launch, git protection off' "$(base --no-git-protection)" \
+    -n 'baseline: launch, git protection on' "$(base)"
+hyperfine -N --warmup 3 --min-runs 20 ${OUT:+--export-markdown "$OUT"} "$@"

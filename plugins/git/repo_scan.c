@@ -18,6 +18,10 @@
 #include <limits.h>
 #include <stdio.h>
 #include <sys/stat.h>
+#ifdef __linux__
+#include <linux/magic.h>
+#include <sys/vfs.h>
+#endif
 
 #include "util.h"
 
@@ -43,6 +47,9 @@ struct scan {
 	const char *ws;
 	unsigned n_gitdirs_counted;
 	bool stop;
+	/* nlink_exact()'s answer for the last file system it was asked about */
+	dev_t nlink_dev;
+	bool nlink_known, nlink_trusted;
 };
 
 static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
@@ -186,6 +193,35 @@ static int read_commondir(const char *gitdir, char **out)
 	return resolve_dir(gitdir, content, out);
 }
 
+/* Does git read config.worktree here? Only under extensions.worktreeConfig,
+ * which git takes from this very file (no includes), and which the agent
+ * cannot add (the file is read-only). Unsure (unreadable): yes. */
+static bool reads_worktree_config(const char *gitdir)
+{
+	_cleanup_free_ char *path = path_join(gitdir, "config");
+	if (!path)
+		return true;
+	_cleanup_close_ int fd =
+	    open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20))
+		return true;
+	_cleanup_free_ char *text = malloc((size_t)st.st_size + 1);
+	if (!text)
+		return true;
+	size_t len = 0;
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, text + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	text[len] = '\0';
+	return memchr(text, '\0', len) || strcasestr(text, "worktreeconfig");
+}
+
 /* A path the host trusts: bound read-only, or masked when it does not exist. */
 /* Can this user create an entry in `dir`? When not (a root-owned git dir,
  * a read-only file system), nothing inside can either, and a mask there
@@ -195,7 +231,8 @@ static bool creatable_in(const char *dir)
 	return access(dir, W_OK) == 0 || (errno != EACCES && errno != EROFS && errno != EPERM);
 }
 
-static int protect_path(struct scan *s, const char *dir, const char *name, bool is_dir,
+/* `missing`: the mask for a path that does not exist (RS_MASK_*). */
+static int protect_path(struct scan *s, const char *dir, const char *name, int missing,
                         const char *why)
 {
 	_cleanup_free_ char *path = path_join(dir, name);
@@ -207,7 +244,7 @@ static int protect_path(struct scan *s, const char *dir, const char *name, bool 
 	if (k == 0 && !creatable_in(dir))
 		return 0;
 	if (k == 0)
-		return add_mount(s, is_dir ? RS_MASK_DIR : RS_MASK_FILE, path, 1, why);
+		return add_mount(s, missing, path, 1, why);
 	if (k == 'l')
 		return refuse(s, path, -ELOOP); /* a mount cannot pin a symlink */
 	return add_mount(s, RS_BIND_RO, path, 0, why);
@@ -229,7 +266,8 @@ static int pin_dir(struct scan *s, const char *path, const char *why)
 /* `rel` = "a/b/file" below `dir`: intermediate directories are pinned; from
  * the first missing one on, a writable tmpfs holds the masked file, so the
  * only trace on the host is that one empty directory. */
-static int protect_nested(struct scan *s, const char *dir, const char *rel, const char *why)
+static int protect_nested(struct scan *s, const char *dir, const char *rel, int missing,
+                          const char *why)
 {
 	_cleanup_free_ char *cur = strdup(dir);
 	if (!cur)
@@ -250,7 +288,7 @@ static int protect_nested(struct scan *s, const char *dir, const char *rel, cons
 			if (!full)
 				return -ENOMEM;
 			int ret = add_mount(s, RS_TMPFS, next, 1, "holds a masked path");
-			return ret < 0 ? ret : add_mount(s, RS_MASK_FILE, full, 0, why);
+			return ret < 0 ? ret : add_mount(s, missing, full, 0, why);
 		}
 		if (k == 'l')
 			return refuse(s, next, -ELOOP);
@@ -262,7 +300,7 @@ static int protect_nested(struct scan *s, const char *dir, const char *rel, cons
 		free(cur);
 		cur = TAKE_PTR(next);
 	}
-	return protect_path(s, cur, p, false, why);
+	return protect_path(s, cur, p, missing, why);
 }
 
 long rs_find_gitdir(const struct rs_result *r, const char *path)
@@ -384,22 +422,30 @@ static int add_gitdir(struct scan *s, const char *path, bool worktree_admin)
 	if (ret < 0)
 		return ret;
 	if (worktree_admin) {
-		if ((ret = protect_path(s, path, "gitdir", false, "worktree pointer")) < 0 ||
-		    (ret = protect_path(s, path, "commondir", false, "worktree pointer")) < 0 ||
-		    (ret = protect_path(s, path, "config.worktree", false, "config")) < 0)
+		if ((ret = protect_path(s, path, "gitdir", RS_MASK_FILE, "worktree pointer")) < 0 ||
+		    (ret = protect_path(s, path, "commondir", RS_MASK_FILE, "worktree pointer")) <
+		        0 ||
+		    (ret = protect_path(s, path, "config.worktree", RS_MASK_FILE, "config")) < 0)
 			return ret;
 	} else {
-		if ((ret = protect_path(s, path, "hooks", true, "hooks")) < 0 ||
-		    (ret = protect_path(s, path, "config", false, "config")) < 0 ||
-		    (ret = protect_path(s, path, "config.worktree", false, "config")) < 0 ||
-		    (ret = protect_nested(s, path, "info/attributes", "attributes")) < 0 ||
-		    (ret = protect_nested(s, path, "objects/info/alternates", "alternates")) < 0)
+		/* git reads a directory at info/attributes as empty attributes, and
+		 * at config.worktree as an error, but only under
+		 * extensions.worktreeConfig; alternates it warns about. */
+		int worktree_config = reads_worktree_config(path) ? RS_MASK_FILE : RS_MASK_AS_DIR;
+		if ((ret = protect_path(s, path, "hooks", RS_MASK_DIR, "hooks")) < 0 ||
+		    (ret = protect_path(s, path, "config", RS_MASK_FILE, "config")) < 0 ||
+		    (ret = protect_path(s, path, "config.worktree", worktree_config, "config")) <
+		        0 ||
+		    (ret = protect_nested(s, path, "info/attributes", RS_MASK_AS_DIR,
+		                          "attributes")) < 0 ||
+		    (ret = protect_nested(s, path, "objects/info/alternates", RS_MASK_FILE,
+		                          "alternates")) < 0)
 			return ret;
 		/* A missing commondir cannot be masked: git refuses to run with an
 		 * empty one, and the host would see that placeholder. The
 		 * post-exit audit removes one the agent created. */
 		if (r->gitdirs[r->n_gitdirs - 1].had_commondir &&
-		    (ret = protect_path(s, path, "commondir", false, "commondir")) < 0)
+		    (ret = protect_path(s, path, "commondir", RS_MASK_FILE, "commondir")) < 0)
 			return ret;
 	}
 children:;
@@ -475,7 +521,7 @@ static int add_repo_at(struct scan *s, const char *dir, bool own)
 		return 0;
 
 	/* A pointer file: a linked worktree or a submodule. */
-	int ret = protect_path(s, dir, ".git", false, "git dir pointer");
+	int ret = protect_path(s, dir, ".git", RS_MASK_FILE, "git dir pointer");
 	if (ret < 0)
 		return ret;
 	_cleanup_free_ char *content = NULL, *gitdir = NULL, *common = NULL;
@@ -592,6 +638,42 @@ static bool is_heavy(const char *name)
 	return false;
 }
 
+/* Does a directory's link count say whether it has subdirectories (2: none)?
+ * On ext2/3/4, xfs and tmpfs it does; btrfs and overlayfs report 1, and
+ * elsewhere we do not know, so there every directory is read. */
+static bool nlink_exact(struct scan *s, int dfd, dev_t dev)
+{
+#ifdef __linux__
+	if (s->nlink_known && s->nlink_dev == dev)
+		return s->nlink_trusted;
+	struct statfs fs;
+	s->nlink_trusted =
+	    fstatfs(dfd, &fs) == 0 && (fs.f_type == EXT4_SUPER_MAGIC ||
+	                               fs.f_type == XFS_SUPER_MAGIC || fs.f_type == TMPFS_MAGIC);
+	s->nlink_dev = dev;
+	s->nlink_known = true;
+	return s->nlink_trusted;
+#else
+	(void)s, (void)dfd, (void)dev;
+	return false;
+#endif
+}
+
+/* A subdirectory with no subdirectory of its own can be neither a bare git
+ * dir (objects/, refs/) nor hold one: only a .git entry in it matters, and
+ * two stats say there is none, where reading it takes five system calls. */
+static bool plain_leaf(struct scan *s, int dfd, const struct stat *parent, const char *name)
+{
+	if (!nlink_exact(s, dfd, parent->st_dev))
+		return false;
+	struct stat st;
+	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+	    st.st_dev != parent->st_dev || st.st_nlink != 2)
+		return false;
+	_cleanup_free_ char *dotgit = path_join(name, ".git");
+	return dotgit && fstatat(dfd, dotgit, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+}
+
 /* Read one directory: note a .git or a bare git dir, queue subdirectories. */
 static int scan_one(struct scan *s, const char *path, unsigned depth, struct queue *q,
                     struct queue *later)
@@ -605,6 +687,8 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 	int dfd = fd;
 	fd = -1;
 	s->r->dirs_scanned++;
+	struct stat self;
+	bool leaves = fstat(dfd, &self) == 0;
 
 	bool has_git = false, has_head = false, has_objects = false, has_refs = false;
 	struct queue subs = {0};
@@ -654,6 +738,11 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 			s->r->limits_hit |= RS_LIMIT_DEPTH;
 			break;
 		}
+		if (leaves && s->r->dirs_scanned < s->opt->limits.max_dirs &&
+		    plain_leaf(s, dfd, &self, subs.items[i].path)) {
+			s->r->dirs_scanned++;
+			continue;
+		}
 		char *full = path_join(path, subs.items[i].path);
 		if (!full) {
 			ret = -ENOMEM;
@@ -698,7 +787,7 @@ static int pin_ancestors(struct scan *s)
 	size_t n = s->r->n_mounts;
 	for (size_t i = 0; i < n; i++) {
 		const struct rs_mount *m = &s->r->mounts[i];
-		if (m->op == RS_MASK_FILE && !m->placeholder)
+		if ((m->op == RS_MASK_FILE || m->op == RS_MASK_AS_DIR) && !m->placeholder)
 			continue; /* inside a tmpfs of ours */
 		if (!(path_is_within(m->path, s->ws) && strcmp(m->path, s->ws) != 0))
 			continue;
@@ -804,6 +893,8 @@ const char *rs_op_name(int op)
 		return "mask-dir";
 	case RS_TMPFS:
 		return "tmpfs";
+	case RS_MASK_AS_DIR:
+		return "mask-as-dir";
 	}
 	return "?";
 }

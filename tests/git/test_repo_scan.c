@@ -123,9 +123,10 @@ static void expect_gitdir_protected(const struct rs_result *r, const char *g)
 #define SUB(x) (snprintf(p, sizeof(p), "%s/%s", g, x), p)
 	expect(r, SUB("hooks"), RS_BIND_RO, 0);
 	expect(r, SUB("config"), RS_BIND_RO, 0);
-	expect(r, SUB("config.worktree"), RS_MASK_FILE, 1);
+	/* git reads neither as a file when a directory is there: no bind */
+	expect(r, SUB("config.worktree"), RS_MASK_AS_DIR, 1);
 	expect(r, SUB("info"), RS_BIND_RW, 0);
-	expect(r, SUB("info/attributes"), RS_MASK_FILE, 1);
+	expect(r, SUB("info/attributes"), RS_MASK_AS_DIR, 1);
 	expect(r, SUB("objects"), RS_BIND_RW, 0);
 	expect(r, SUB("objects/info"), RS_BIND_RW, 0);
 	expect(r, SUB("objects/info/alternates"), RS_MASK_FILE, 1);
@@ -154,9 +155,37 @@ static void test_missing_paths(void **state)
 	assert_int_equal(scan("ws", &r), 0);
 	expect(&r, "ws/.git/hooks", RS_MASK_DIR, 1);
 	expect(&r, "ws/.git/info", RS_TMPFS, 1);
-	expect(&r, "ws/.git/info/attributes", RS_MASK_FILE, 0); /* inside the tmpfs */
+	expect(&r, "ws/.git/info/attributes", RS_MASK_AS_DIR, 0); /* inside the tmpfs */
 	expect(&r, "ws/.git/config.worktree", RS_BIND_RO, 0);
 	expect_parents_first(&r);
+	rs_result_free(&r);
+}
+
+/* Under extensions.worktreeConfig git fails on a directory at config.worktree:
+ * there it is masked by a file. */
+static void test_worktree_config_extension(void **state)
+{
+	sh(GIT "init -q ws && " GIT "-C ws config extensions.worktreeConfig true");
+	struct rs_result r;
+	assert_int_equal(scan("ws", &r), 0);
+	expect(&r, "ws/.git/config.worktree", RS_MASK_FILE, 1);
+	expect(&r, "ws/.git/info/attributes", RS_MASK_AS_DIR, 1);
+	rs_result_free(&r);
+}
+
+/* A directory with no subdirectory is not read (plain_leaf): one whose .git
+ * is a pointer file must still be found, next to many plain ones. */
+static void test_leaf_with_pointer_file(void **state)
+{
+	sh("mkdir -p ws/a && for i in 1 2 3 4 5 6 7 8; do mkdir ws/a/d$i && touch ws/a/d$i/f; "
+	   "done && mkdir store && " GIT "init -q --separate-git-dir store/x.git ws/a/leaf");
+	struct rs_result r;
+	assert_int_equal(scan("ws", &r), 0);
+	assert_int_equal(r.n_repos, 1);
+	assert_string_equal(r.repos[0].worktree, at("ws/a/leaf"));
+	assert_int_equal(r.repos[0].kind, RS_REPO_SUBMODULE);
+	expect(&r, "ws/a/leaf/.git", RS_BIND_RO, 0);
+	expect(&r, "ws/a/leaf", RS_BIND_RW, 0); /* pinned */
 	rs_result_free(&r);
 }
 
@@ -339,6 +368,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_plain_repo, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_worktree_config_extension, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_leaf_with_pointer_file, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_paths, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_nested_two_levels, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_subdirectory, setup, teardown),

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# A missing info/attributes or config.worktree is masked by an empty tmpfs
+# directory (no bind: bubblewrap re-reads the mount table for each one).
+# The agent cannot remove, rename or replace it; what it writes inside stays
+# in the sandbox, and git reads nothing there. Under extensions.worktreeConfig
+# (where git fails on a directory) config.worktree is masked by a file.
+. "$(dirname "$0")/common.sh"
+
+W=$TEST_TMP/ws
+mkrepo "$W"
+(cd "$W" && echo one >file && hgit add file && hgit commit -q -m one)
+mkrepo "$W/wtc" && hgit -C "$W/wtc" config extensions.worktreeConfig true
+printf '/wtc\n' >>"$W/.git/info/exclude"
+for g in .git wtc/.git; do fingerprint "$W/$g" >"$TEST_TMP/before.${g%%/*}"; done
+
+write_cfg identity
+script='
+M='"$MARK"'
+attack() { local name=$1; shift; if ( eval "$*" ) >/dev/null 2>&1; then echo "PLANTED $name"; else echo "BLOCKED $name"; fi; }
+attack rmdir-attributes "rmdir .git/info/attributes"
+attack rm-attributes "rm -rf .git/info/attributes"
+attack mv-attributes "mv .git/info/attributes .git/info/x"
+attack mv-over-attributes "echo \"* diff=x\" > .git/info/new && mv -T .git/info/new .git/info/attributes"
+attack rmdir-worktree-config "rmdir .git/config.worktree"
+attack mv-over-worktree-config "printf \"[core]\\n\\tfsmonitor = touch $M\\n\" > .git/wc && mv -T .git/wc .git/config.worktree"
+attack worktree-config-ext "printf \"[core]\\n\\tfsmonitor = touch $M\\n\" > wtc/.git/config.worktree"
+attack worktree-config-ext-cmd "git -C wtc config --worktree core.fsmonitor \"touch $M\""
+# Inside the tmpfs the agent may write (it owns it); git reads none of it.
+chmod u+w .git/info/attributes .git/config.worktree 2>/dev/null
+echo "* diff=x" > .git/info/attributes/attributes 2>/dev/null
+printf "[core]\n\tfsmonitor = touch $M\n" > .git/config.worktree/config.worktree 2>/dev/null
+[ -z "$(git check-attr diff file | grep -v unspecified)" ] && echo IGNORED attributes
+[ -z "$(git config core.fsmonitor)" ] && echo IGNORED worktree-config
+git status --porcelain >/dev/null 2>"$HOME/err" && ! [ -s "$HOME/err" ] && echo QUIET status
+git -C wtc status --porcelain >/dev/null 2>"$HOME/err" && ! [ -s "$HOME/err" ] && echo QUIET wtc-status
+echo two >> file && git commit -qam two 2>"$HOME/err" && ! [ -s "$HOME/err" ] && echo QUIET commit
+'
+out=$(inside "$W" "$script" 2>&1)
+ok $? "the sandbox ran"
+for a in rmdir-attributes rm-attributes mv-attributes mv-over-attributes rmdir-worktree-config \
+    mv-over-worktree-config worktree-config-ext worktree-config-ext-cmd; do
+    grep -qx "BLOCKED $a" <<<"$out"
+    ok $? "blocked inside: $a"
+done
+for w in "IGNORED attributes" "IGNORED worktree-config" "QUIET status" "QUIET wtc-status" \
+    "QUIET commit"; do
+    grep -qx "$w" <<<"$out"
+    ok $? "inside: $w"
+done
+for g in .git wtc/.git; do
+    fingerprint "$W/$g" | diff -u "$TEST_TMP/before.${g%%/*}" - >&2
+    ok $? "host: $g unchanged, no placeholder left"
+done
+[ ! -e "$W/.git/info/new" ] || [ "$(cat "$W/.git/info/new")" = "* diff=x" ]
+ok $? "host: a file the agent wrote beside the mask is only that file"
+host_git_runs "$W" && host_git_runs "$W/wtc"
+ok $? "host: git commit/status/diff/log work"
+[ ! -e "$MARK" ]
+ok $? "host: no planted code ran (marker absent)"
+
+done_testing
