@@ -67,12 +67,13 @@ PY
 )
 redirs=$(tail -n 1 <<<"$raw")
 raw=$(head -n 1 <<<"$raw")
-# With copies, through sh -c 'exec …' (which adds ~1 ms) to hold their fds.
+# With copies, through bash -c 'exec …' (which adds ~1 ms) to hold their fds
+# (bash: dash takes no fd above 9).
 wrap() {
     if [ -z "$redirs" ]; then
         echo "$1"
     else
-        python3 -c 'import shlex, sys; print("sh -c " + shlex.quote("exec " + sys.argv[1] + " " + sys.argv[2]))' "$1" "$redirs"
+        python3 -c 'import shlex, sys; print("bash -c " + shlex.quote("exec " + sys.argv[1] + " " + sys.argv[2]))' "$1" "$redirs"
     fi
 }
 echo "raw bwrap: $(wc -w <<<"$raw") words"
