@@ -817,6 +817,7 @@ int launch_run(struct launch *l)
 {
 	_cleanup_free_ char *root = NULL;
 	_cleanup_close_ int log_fd = -1;
+	(void)log_hold(true);
 	int r = start(l, &root);
 	if (l->have_session)
 		log_fd = session_open(&l->session, "launch.log");
@@ -839,6 +840,7 @@ int launch_run(struct launch *l)
 		log_msg(LOG_INFO, "pruned %d old session director%s", removed,
 		        removed == 1 ? "y" : "ies");
 	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)l->spawned.pid);
+	(void)log_hold(false);
 
 	if (l->hold && (r = wire_and_release(l)) < 0) {
 		/* The sandbox may have failed on its own first (a mount bubblewrap
@@ -913,6 +915,7 @@ int launch_run(struct launch *l)
 	log_detach();
 	return code;
 fail:
+	(void)log_hold(false);
 	terminal_finish(&l->term); /* what the backend said on the pty */
 	log_msg(LOG_ERROR, "launch failed: %s", err_get() ? err_get() : strerror(-r));
 	supervisor_release();

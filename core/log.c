@@ -8,7 +8,8 @@
 
 static log_sink_fn user_sink;
 static int log_fd_current = -1;
-static struct strv pending; /* lines written before the file exists */
+static struct strv pending; /* lines written before the file exists, or held */
+static bool holding;
 static char *last_error;
 
 static const char *const level_names[] = {"debug", "info", "warning", "error"};
@@ -18,11 +19,8 @@ void log_set_sink(log_sink_fn sink)
 	user_sink = sink;
 }
 
-int log_attach_file(int fd)
+static int flush_pending(int fd)
 {
-	if (log_fd_current == fd)
-		return 0;
-	log_fd_current = fd;
 	/* What was said before the file existed, in one write. */
 	size_t len = 0;
 	for (size_t i = 0; i < pending.n; i++)
@@ -37,12 +35,29 @@ int log_attach_file(int fd)
 		w += n;
 	}
 	strv_clear(&pending);
-	return write_all(fd, all, len);
+	return len ? write_all(fd, all, len) : 0;
+}
+
+int log_attach_file(int fd)
+{
+	if (log_fd_current == fd)
+		return 0;
+	log_fd_current = fd;
+	return holding ? 0 : flush_pending(fd);
+}
+
+int log_hold(bool hold)
+{
+	holding = hold;
+	if (hold || log_fd_current < 0)
+		return 0;
+	return flush_pending(log_fd_current);
 }
 
 void log_detach(void)
 {
 	log_fd_current = -1;
+	holding = false;
 	strv_clear(&pending);
 }
 
@@ -94,7 +109,7 @@ void log_vmsg(int level, const char *fmt, va_list ap)
 	                        msg);
 	if (!line)
 		return;
-	if (log_fd_current >= 0) {
+	if (log_fd_current >= 0 && !holding) {
 		(void)write_all(log_fd_current, line, strlen(line));
 		free(line);
 	} else {

@@ -17,6 +17,9 @@ void log_msg(int level, const char *fmt, ...) _printf_(2, 3);
 void log_vmsg(int level, const char *fmt, va_list ap) _printf_(2, 0);
 /* Start writing to this file (flushing what was buffered); -1 stops. */
 int log_attach_file(int fd);
+/* While held, lines are kept (the file attached or not) and written in one
+ * go when released: a launch writes its log once, not line by line. */
+int log_hold(bool hold);
 void log_detach(void);
 /* The attached file (for helpers' stderr), or -1. */
 int log_fd(void);

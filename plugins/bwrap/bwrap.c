@@ -216,6 +216,7 @@ static void bwrap_fini(const struct asb_host *host, struct asb_ctx *ctx, void *d
 	close_fd(&b->status[0]);
 	close_fd(&b->status[1]);
 	close_fd(&b->bin_fd);
+	bwrap_copies_close(b);
 	free(b);
 }
 
@@ -252,7 +253,8 @@ static int bwrap_build(const struct asb_host *host, struct asb_ctx *ctx, void *d
 		if (r < 0)
 			return r;
 	}
-	return bwrap_render(host, ctx, b);
+	int r = bwrap_copies_open(host, ctx, b);
+	return r < 0 ? r : bwrap_render(host, ctx, b);
 }
 
 /* bubblewrap writes {"child-pid": N} on the info fd and closes it; read to

@@ -11,6 +11,15 @@
 #include <stdbool.h>
 #include <sys/types.h>
 
+#define BWRAP_COPY_DIRS_MAX 4
+
+enum { COPY_NONE, COPY_FILE, COPY_GONE };
+struct bwrap_copy {
+	int state; /* COPY_NONE: rendered as the plan says; COPY_GONE: skipped */
+	int fd;    /* COPY_FILE: the host file, read by bubblewrap */
+	uint32_t mode;
+};
+
 struct bwrap {
 	char path[PATH_MAX];
 	char version[64];
@@ -25,6 +34,13 @@ struct bwrap {
 	/* The executables on PATH as one checked directory (bin_dir.c), or -1:
 	 * a symlink op each. */
 	int bin_fd;
+	/* The plan's system files copied instead of bound (copies.c): per
+	 * entry, by index; and the top-level directories made a read-only
+	 * tmpfs to hold them. */
+	struct bwrap_copy *copies;
+	size_t n_copies;
+	char copy_dirs[BWRAP_COPY_DIRS_MAX][64];
+	size_t n_copy_dirs;
 	bool prepared;     /* prepare ran: a real launch, not a dry run */
 	pid_t sandbox_pid; /* bubblewrap's pid 1 inside, once read from info */
 	bool info_done;
@@ -40,5 +56,12 @@ int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct 
  * symlink op per executable). */
 int bwrap_bin_dir_path(const struct asb_host *host, struct asb_ctx *ctx, char *out, size_t len);
 int bwrap_bin_dir(const struct asb_host *host, struct asb_ctx *ctx, int *fd_out);
+
+/* Open the plan's system files that can be copies (before rendering);
+ * close them. */
+int bwrap_copies_open(const struct asb_host *host, struct asb_ctx *ctx, struct bwrap *b);
+void bwrap_copies_close(struct bwrap *b);
+/* The index in copy_dirs of dest's top-level directory, or -1. */
+int bwrap_copy_dir_of(const struct bwrap *b, const char *dest);
 
 #endif

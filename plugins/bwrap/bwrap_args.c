@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Plan → bubblewrap's op list. Paths go by the fds the host opened and
  * checked (--ro-bind-fd), so what runs is exactly what was validated. The
- * executables on PATH become a read-only tmpfs of symlinks at ASB_BIN_DIR. */
+ * executables on PATH become a read-only tmpfs of symlinks at ASB_BIN_DIR;
+ * the system's single files, copies in a read-only tmpfs (copies.c). */
 #include "bwrap.h"
 
 #include "util.h"
@@ -119,6 +120,23 @@ static int render_entry(const struct asb_host *host, struct asb_ctx *ctx, const 
 	return -EOPNOTSUPP;
 }
 
+/* A file copied into a tmpfs (copies.c): no mount, unlike a bind. */
+static int render_copy(const struct asb_host *host, struct asb_ctx *ctx, int fd, uint32_t mode,
+                       const char *dest)
+{
+	int r;
+	if (fd < 0)
+		return -EINVAL;
+	/* Always explicit: bubblewrap's default for --file is 0666. */
+	if ((r = out_perms(host, ctx, mode ? mode : 0400)) < 0)
+		return r;
+	OUT("--file");
+	if ((r = out_fd(host, ctx, fd)) < 0)
+		return r;
+	OUT(dest);
+	return 0;
+}
+
 /* ASB_RUN_DIR: a tmpfs holding bin/ (made read-only at the end, after the
  * core's own entries under it). bin/ is the directory of symlinks prepare
  * checked, bound read-only by its fd (bin_dir.c); in a dry run, that
@@ -186,6 +204,7 @@ int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct 
 	}
 
 	bool bin_done = false;
+	bool dir_done[BWRAP_COPY_DIRS_MAX] = {false};
 	int n = host->plan_entry_count(ctx);
 	for (int i = 0; i < n; i++) {
 		struct asb_entry e = {.struct_size = sizeof(e)};
@@ -196,11 +215,34 @@ int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct 
 				return r;
 			bin_done = true;
 		}
-		if ((r = render_entry(host, ctx, &e)) < 0)
+		int d = bwrap_copy_dir_of(b, e.dest);
+		if (d >= 0 && !dir_done[d]) {
+			/* Before anything under it: the tmpfs holding the copies. */
+			if ((r = out_perms(host, ctx, 0755)) < 0)
+				return r;
+			OUT("--tmpfs");
+			OUT(b->copy_dirs[d]);
+			dir_done[d] = true;
+		}
+		const struct bwrap_copy *c = (size_t)i < b->n_copies ? &b->copies[i] : NULL;
+		if (c && c->state == COPY_GONE)
+			continue;
+		if (c && c->state == COPY_FILE)
+			r = render_copy(host, ctx, c->fd, c->mode, e.dest);
+		else if (d >= 0 && e.type == ASB_ENTRY_FILE)
+			r = render_copy(host, ctx, e.fd, e.mode ? e.mode : 0444, e.dest);
+		else
+			r = render_entry(host, ctx, &e);
+		if (r < 0)
 			return r;
 	}
 	if (!bin_done && (r = render_bin_dir(host, ctx, b)) < 0)
 		return r;
+	/* Read-only last: until now bubblewrap makes mount points in them. */
+	for (size_t d = 0; d < b->n_copy_dirs; d++) {
+		OUT("--remount-ro");
+		OUT(b->copy_dirs[d]);
+	}
 	OUT("--remount-ro");
 	OUT(ASB_RUN_DIR);
 

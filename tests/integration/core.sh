@@ -46,6 +46,16 @@ check "the rest of \$HOME is writable inside (ephemeral)" -- run 'echo gone > ~/
 ok $([ ! -e "$HOME/scratch" ]; echo $?) "writes to the rest of \$HOME are discarded"
 check_fails "system directories are read-only" -- run 'touch /usr/bin/planted'
 check_fails "/etc/shadow is not exposed" -- run 'test -e /etc/shadow'
+# The listed /etc files read as on the host (bwrap copies them), with the
+# host's mode; /etc takes nothing new.
+for f in /etc/passwd /etc/group /etc/nsswitch.conf /etc/localtime; do
+    [ -f "$f" ] || continue
+    ok $([ "$(run "cksum < $f" 2>/dev/null)" = "$(cksum <"$f")" ]; echo $?) "$f inside reads as on the host"
+    ok $([ "$(run "stat -L -c %a $f" 2>/dev/null)" = "$(stat -L -c %a "$f")" ]; echo $?) "$f inside has the host's mode"
+done
+check_fails "nothing can be created in /etc" -- run 'touch /etc/planted'
+check_fails "a listed /etc file cannot be rewritten" -- run 'echo x >> /etc/passwd'
+check "a listed /etc directory is there" -- run 'test -d /etc/ssl'
 host_tmp=$(mktemp /tmp/asb-host-canary.XXXXXX)
 at_exit "rm -f '$host_tmp'"
 check "/tmp is writable" -- run 'touch /tmp/x'
