@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #ifdef __APPLE__
 #define DEFAULT_BACKEND "seatbelt"
@@ -813,6 +814,24 @@ static int start(struct launch *l, char **root_out)
 	return spawn_sandbox(l);
 }
 
+/* Has pid exited within ms? A sandbox that failed on its own can still be
+ * exiting when wiring it fails (its namespaces already gone): wait a little
+ * for it, so that its own reason is the one reported. */
+static bool reaped_within(pid_t pid, int *status, int ms)
+{
+	for (int waited = 0;; waited += 10) {
+		pid_t w = waitpid(pid, status, WNOHANG);
+		if (w == pid)
+			return true;
+		if (w < 0 && errno != EINTR)
+			return false;
+		if (waited >= ms)
+			return false;
+		struct timespec ts = {.tv_nsec = 10 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 int launch_run(struct launch *l)
 {
 	_cleanup_free_ char *root = NULL;
@@ -848,8 +867,7 @@ int launch_run(struct launch *l)
 		int st;
 		int (*wait_op)(const struct asb_host *, struct asb_ctx *, void *, int) =
 		    OP(l, wait);
-		if (wait_op && l->spawned.pid > 0 &&
-		    waitpid(l->spawned.pid, &st, WNOHANG) == l->spawned.pid) {
+		if (wait_op && l->spawned.pid > 0 && reaped_within(l->spawned.pid, &st, 500)) {
 			child_forget(&l->spawned);
 			const char *first = err_get();
 			_cleanup_free_ char *saved = first ? strdup(first) : NULL;

@@ -100,8 +100,9 @@ int bwrap_copies_open(const struct asb_host *host, struct asb_ctx *ctx, struct b
 	}
 	for (int i = 0; i < n && r >= 0; i++) {
 		char dir[PATH_MAX];
-		if (!is_candidate(&v[i]) || !top_dir(v[i].dest, dir, sizeof(dir)) ||
-		    b->n_copy_dirs == BWRAP_COPY_DIRS_MAX)
+		/* A top-level directory too long for copy_dirs stays binds. */
+		if (!is_candidate(&v[i]) || !top_dir(v[i].dest, dir, sizeof(b->copy_dirs[0])) ||
+		    (b->n_copy_dirs == BWRAP_COPY_DIRS_MAX && !dir_listed(b, dir)))
 			continue;
 		/* Only where the directory itself is no entry of the plan (then
 		 * it is bubblewrap's to make). */
