@@ -5,6 +5,8 @@
 #ifndef ASB_BWRAP_H
 #define ASB_BWRAP_H
 
+#include "init_mounts.h"
+
 #include <agentsandbox/plugin.h>
 
 #include <limits.h>
@@ -25,6 +27,8 @@ struct bwrap {
 	/* The executables on PATH as one checked directory (bin_dir.c), or -1:
 	 * a symlink op each. */
 	int bin_fd;
+	/* The mounts agentsandbox-init makes instead (init_mounts.c). */
+	struct init_mounts mounts;
 	bool prepared;     /* prepare ran: a real launch, not a dry run */
 	pid_t sandbox_pid; /* bubblewrap's pid 1 inside, once read from info */
 	bool info_done;
