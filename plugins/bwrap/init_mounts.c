@@ -9,8 +9,10 @@
  *  - no later entry bubblewrap keeps lies at, above or below it (bubblewrap
  *    makes those first now), and it is not under ASB_RUN_DIR (bubblewrap's
  *    own ops there, the --remount-ro at the end);
- *  - a read-only bind has no earlier mount below it (without mount_setattr,
- *    init's remount reaches the top mount only).
+ *  - a bind has no earlier mount below it (bubblewrap binds the host's tree,
+ *    which has none; and without mount_setattr init's remount reaches the
+ *    top mount only), and a writable one lies in a writable bind (a clone
+ *    keeps the read-only flag, locked so under a second user namespace).
  *
  * Kinds: self binds of pinned paths, tmpfs (ephemeral and directory masks),
  * generated files and file masks. A plan with few of them keeps bubblewrap
@@ -64,18 +66,25 @@ static bool candidate(const struct asb_entry *es, uint32_t i)
 	const struct asb_entry *e = &es[i];
 	if (!kind_ok(e) || e->dest[0] != '/' || !e->dest[1] || overlap(e->dest, ASB_RUN_DIR))
 		return false;
-	bool shown = false;
+	const struct asb_entry *above = NULL;
 	for (uint32_t j = i; j-- > 0;)
 		if (path_is_within(e->dest, es[j].dest)) {
-			shown = self_bind(&es[j]);
+			above = &es[j];
 			break;
 		}
-	if (!shown)
+	if (!above || !self_bind(above))
 		return false;
-	if (e->type == ASB_ENTRY_READ)
-		for (uint32_t j = 0; j < i; j++)
-			if (path_is_within(es[j].dest, e->dest))
-				return false;
+	if (e->type != ASB_ENTRY_READ && e->type != ASB_ENTRY_WRITE)
+		return true;
+	/* A clone takes the flags of what it is cloned from: a read-only one
+	 * (locked so, under a second user namespace) cannot be made writable. */
+	if (e->type == ASB_ENTRY_WRITE && above->type != ASB_ENTRY_WRITE)
+		return false;
+	/* bubblewrap binds from the host, which has none of the sandbox's
+	 * mounts below the path; a clone of the sandbox's view would. */
+	for (uint32_t j = 0; j < i; j++)
+		if (path_is_within(es[j].dest, e->dest) && strcmp(es[j].dest, e->dest) != 0)
+			return false;
 	return true;
 }
 
