@@ -203,10 +203,13 @@ static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct
 		OUT("ALL");
 	}
 	/* For init's mounts, in the sandbox's user namespace only; init drops
-	 * them (and the bounding set) before anything else runs. */
+	 * them (and the bounding set) before anything else runs. DAC_OVERRIDE
+	 * makes mount points where bubblewrap, which has it, would. */
 	if (m->n_delegated) {
 		OUT("--cap-add");
 		OUT("CAP_SYS_ADMIN");
+		OUT("--cap-add");
+		OUT("CAP_DAC_OVERRIDE");
 		OUT("--cap-add");
 		OUT("CAP_SETPCAP");
 	}

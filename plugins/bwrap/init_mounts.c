@@ -30,9 +30,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Below this, bubblewrap's per-bind cost is too small to be worth a
- * capability handed to init. */
-#define MIN_DELEGATED 16u
+/* Binds (bubblewrap's cost is per bind; a tmpfs is cheap there): below
+ * this, too few to be worth capabilities handed to init. A workspace with
+ * a repository or two stays as it was. */
+#define MIN_BINDS 24u
 
 static bool self_bind(const struct asb_entry *e)
 {
@@ -161,7 +162,7 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, struct in
 			return r;
 	}
 	/* From the end: what bubblewrap keeps after an entry decides it. */
-	uint32_t n_kept = 0, n_del = 0;
+	uint32_t n_kept = 0, n_del = 0, n_binds = 0;
 	for (uint32_t i = (uint32_t)n; i-- > 0;) {
 		bool ok = candidate(es, i);
 		for (uint32_t k = 0; ok && k < n_kept; k++)
@@ -169,11 +170,14 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, struct in
 		if (ok) {
 			del[i] = 1;
 			n_del++;
+			n_binds +=
+			    es[i].type != ASB_ENTRY_EPHEMERAL &&
+			    !(es[i].type == ASB_ENTRY_MASK && (es[i].flags & ASB_ENTRY_F_DIR));
 		} else {
 			kept[n_kept++] = i;
 		}
 	}
-	if (n_del == 0 || (strcmp(mode, "auto") == 0 && n_del < MIN_DELEGATED))
+	if (n_del == 0 || (strcmp(mode, "auto") == 0 && n_binds < MIN_BINDS))
 		return 0;
 
 	char *list = NULL, *shown = NULL;
