@@ -6,7 +6,8 @@
  *
  *   agentsandbox-init [--landlock [--require] [--scope] [--write PATH]
  *                     [--write-files PATH] [--exec PATH]...]
- *                     [--seccomp FILE] -- COMMAND [ARGS...]
+ *                     [--seccomp FILE] [--mounts-fd FD [--legacy-mounts]]
+ *                     -- COMMAND [ARGS...]
  *
  *   --landlock          apply a Landlock ruleset with the rules that follow
  *   --write PATH        create, remove, write beneath PATH (a file: write it)
@@ -15,12 +16,19 @@
  *   --scope             signals and abstract unix sockets stay inside (ABI >= 6)
  *   --require           no Landlock in this kernel is an error, not a no-op
  *   --seccomp FILE      install the BPF program in FILE (struct sock_filter[])
+ *   --mounts-fd FD      make the mounts listed on FD (mounts.c), then drop
+ *                       every capability: the backend ran init with
+ *                       CAP_SYS_ADMIN and CAP_SETPCAP for them
+ *   --legacy-mounts     with mount(2) only, as without the new mount API
  *
  * A path that does not exist inside is skipped: nothing is allowed there.
- * no_new_privs is set before either. Exit status 125 when a protection cannot
+ * The mounts come first, then the capabilities go, then no_new_privs is set,
+ * before Landlock and seccomp. Exit status 125 when a protection cannot
  * be applied. With AGENTSANDBOX_INIT_STATUS_FD=N in the environment it
  * reports on fd N that it reached the command ("R") and, if exec failed,
  * why ("E<errno>"): include/agentsandbox/plugin.h, ASB_INIT_STATUS_ENV. */
+#include "mounts.h"
+
 #include <agentsandbox/plugin.h>
 
 #include <errno.h>
@@ -221,6 +229,23 @@ static void report(int fd, const char *what)
 			;
 }
 
+/* The mounts listed on fd `num`, then no capability left, whatever
+ * happened: the agent never runs with one. */
+static int make_mounts(const char *num, int legacy)
+{
+	char *end;
+	long fd = strtol(num, &end, 10);
+	if (*end || end == num || fd < 3 || fd > 65535 || fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0)
+		return die("--mounts-fd: not an open descriptor", EBADF);
+	const char *what;
+	int r = init_mounts_apply((int)fd, legacy, &what);
+	if (r < 0)
+		return die(what, -r);
+	if ((r = init_drop_caps(&what)) < 0)
+		return die(what, -r);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int status = status_fd();
@@ -234,32 +259,39 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s [rules...] -- COMMAND [ARGS...]\n", self);
 		return 125;
 	}
-	int landlock = 0;
-	const char *seccomp = NULL;
+	int landlock = 0, legacy = 0;
+	const char *seccomp = NULL, *mounts = NULL;
 	for (int i = 1; i < sep; i++) {
 		const char *opt = argv[i];
 		if (strcmp(opt, "--landlock") == 0) {
 			landlock = 1;
 		} else if (strcmp(opt, "--require") == 0 || strcmp(opt, "--scope") == 0) {
 			continue;
+		} else if (strcmp(opt, "--legacy-mounts") == 0) {
+			legacy = 1;
 		} else if (strcmp(opt, "--write") == 0 || strcmp(opt, "--write-files") == 0 ||
-		           strcmp(opt, "--exec") == 0 || strcmp(opt, "--seccomp") == 0) {
+		           strcmp(opt, "--exec") == 0 || strcmp(opt, "--seccomp") == 0 ||
+		           strcmp(opt, "--mounts-fd") == 0) {
 			if (i + 1 >= sep) {
-				fprintf(stderr, "%s: %s needs a path\n", self, opt);
+				fprintf(stderr, "%s: %s needs an operand\n", self, opt);
 				return 125;
 			}
 			if (strcmp(opt, "--seccomp") == 0)
 				seccomp = argv[i + 1];
+			else if (strcmp(opt, "--mounts-fd") == 0)
+				mounts = argv[i + 1];
 			i++;
 		} else {
 			fprintf(stderr, "%s: unknown option %s\n", self, opt);
 			return 125;
 		}
 	}
+	int r;
+	if (mounts && (r = make_mounts(mounts, legacy)) != 0)
+		return r;
 	/* Both need it; the backend may have set it already. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return die("PR_SET_NO_NEW_PRIVS", errno);
-	int r;
 	if (landlock && (r = apply_landlock(1, sep, argv)) != 0)
 		return r;
 	/* Last: the filter may deny what setting up Landlock needed. */

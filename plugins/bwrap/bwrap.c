@@ -191,6 +191,7 @@ static int bwrap_init(const struct asb_host *host, struct asb_ctx *ctx, void **d
 		return -ENOMEM;
 	b->info[0] = b->info[1] = b->block[0] = b->block[1] = b->status[0] = b->status[1] = -1;
 	b->bin_fd = -1;
+	b->mounts = (struct init_mounts)INIT_MOUNTS_INIT;
 	*data = b;
 	return 0;
 }
@@ -217,7 +218,16 @@ static void bwrap_fini(const struct asb_host *host, struct asb_ctx *ctx, void *d
 	close_fd(&b->status[1]);
 	close_fd(&b->bin_fd);
 	bwrap_copies_close(b);
+	init_mounts_clear(&b->mounts);
 	free(b);
+}
+
+/* A setuid bubblewrap takes --cap-add from root only: then bubblewrap
+ * makes every mount itself. */
+bool bwrap_may_add_caps(const struct bwrap *b)
+{
+	struct stat st;
+	return geteuid() == 0 || (b->path[0] && stat(b->path, &st) == 0 && !(st.st_mode & S_ISUID));
 }
 
 static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void *data)
@@ -234,6 +244,9 @@ static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void 
 	 * command was reached (setup failures are told apart from its status). */
 	if (r >= 0 && (host->plan_hardening(ctx) & (ASB_HARD_SECCOMP | ASB_HARD_LANDLOCK)))
 		r = pipe_cloexec(b->status);
+	if (r >= 0 && (r = init_mounts_plan(host, ctx, bwrap_may_add_caps(b), &b->mounts)) >= 0 &&
+	    b->mounts.n_delegated)
+		r = init_mounts_seal(&b->mounts);
 	/* Not fatal: without it, the same view is made one symlink at a time. */
 	if (r >= 0 && host->plan_exec_count(ctx) > 0) {
 		int e = bwrap_bin_dir(host, ctx, &b->bin_fd);
@@ -458,7 +471,19 @@ static const struct asb_backend_ops ops = {
     .wait = bwrap_wait,
 };
 
-static const char *const no_keys[] = {NULL};
+static const char *const bwrap_keys[] = {"init_mounts", NULL};
+
+static const struct asb_option bwrap_options[] = {
+    {.struct_size = sizeof(struct asb_option),
+     .type = ASB_OPT_STRING,
+     .key = "init_mounts",
+     .flag = "bwrap-init-mounts",
+     .env = "BWRAP_INIT_MOUNTS",
+     .help = "which mounts agentsandbox-init makes instead of bubblewrap: auto (many "
+             "git protections), always, never",
+     .values = "auto always never"},
+    {0},
+};
 
 static const struct asb_plugin descriptor = {
     .magic = ASB_PLUGIN_MAGIC,
@@ -469,7 +494,8 @@ static const struct asb_plugin descriptor = {
     .name = "bwrap",
     .version = "0.2.0",
     .description = "Linux backend: bubblewrap namespaces and bind mounts",
-    .config_keys = no_keys,
+    .config_keys = bwrap_keys,
+    .options = bwrap_options,
     .init = bwrap_init,
     .fini = bwrap_fini,
     .hooks = &hooks,

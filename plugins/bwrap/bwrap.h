@@ -5,6 +5,8 @@
 #ifndef ASB_BWRAP_H
 #define ASB_BWRAP_H
 
+#include "init_mounts.h"
+
 #include <agentsandbox/plugin.h>
 
 #include <limits.h>
@@ -41,6 +43,8 @@ struct bwrap {
 	size_t n_copies;
 	char copy_dirs[BWRAP_COPY_DIRS_MAX][64];
 	size_t n_copy_dirs;
+	/* The mounts agentsandbox-init makes instead (init_mounts.c). */
+	struct init_mounts mounts;
 	bool prepared;     /* prepare ran: a real launch, not a dry run */
 	pid_t sandbox_pid; /* bubblewrap's pid 1 inside, once read from info */
 	bool info_done;
@@ -48,6 +52,7 @@ struct bwrap {
 
 /* Render the plan as bubblewrap arguments through host->out_arg. Pure: no
  * fork, no exec, no filesystem changes. */
+bool bwrap_may_add_caps(const struct bwrap *b);
 int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b);
 
 /* Where the directory for this plan's executables is kept (its content is

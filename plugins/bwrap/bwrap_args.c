@@ -182,7 +182,25 @@ static int render_bin_dir(const struct asb_host *host, struct asb_ctx *ctx, cons
 	return 0;
 }
 
+/* The mounts init makes: a real launch planned them in prepare; a dry run
+ * plans them here, to show them. */
+static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
+                  const struct init_mounts *m);
+
 int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b)
+{
+	if (b->prepared)
+		return render(host, ctx, b, &b->mounts);
+	struct init_mounts m;
+	int r = init_mounts_plan(host, ctx, bwrap_may_add_caps(b), &m);
+	if (r >= 0)
+		r = render(host, ctx, b, &m);
+	init_mounts_clear(&m);
+	return r;
+}
+
+static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
+                  const struct init_mounts *m)
 {
 	int r;
 	int64_t is_root = 0;
@@ -202,6 +220,17 @@ int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct 
 		OUT("--cap-drop");
 		OUT("ALL");
 	}
+	/* For init's mounts, in the sandbox's user namespace only; init drops
+	 * them (and the bounding set) before anything else runs. DAC_OVERRIDE
+	 * makes mount points where bubblewrap, which has it, would. */
+	if (m->n_delegated) {
+		OUT("--cap-add");
+		OUT("CAP_SYS_ADMIN");
+		OUT("--cap-add");
+		OUT("CAP_DAC_OVERRIDE");
+		OUT("--cap-add");
+		OUT("CAP_SETPCAP");
+	}
 
 	bool bin_done = false;
 	bool dir_done[BWRAP_COPY_DIRS_MAX] = {false};
@@ -215,6 +244,8 @@ int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct 
 				return r;
 			bin_done = true;
 		}
+		if (init_mounts_delegated(m, (uint32_t)i))
+			continue;
 		int d = bwrap_copy_dir_of(b, e.dest);
 		if (d >= 0 && !dir_done[d]) {
 			/* Before anything under it: the tmpfs holding the copies. */
@@ -278,7 +309,18 @@ int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct 
 	int argc = host->plan_argv_count(ctx);
 	if (argc <= 0)
 		return -EINVAL;
-	for (int i = 0; i < argc; i++)
+	for (int i = 0; i < argc; i++) {
 		OUT(host->plan_argv_get(ctx, (uint32_t)i));
+		/* argv[0] is init when the plan hardens (init_mounts_plan). */
+		if (i == 0 && m->n_delegated) {
+			OUT("--mounts-fd");
+			if (m->fd >= 0 && (r = out_fd(host, ctx, m->fd)) < 0)
+				return r;
+			if (m->fd < 0)
+				OUT("(init-mounts, below)");
+		}
+	}
+	if (m->n_delegated)
+		return host->out_artifact(ctx, "init-mounts", m->shown, m->shown_len);
 	return 0;
 }

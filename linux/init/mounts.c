@@ -1,0 +1,592 @@
+/* SPDX-License-Identifier: MIT */
+/* Mounts made inside the sandbox by agentsandbox-init, so that a launch with
+ * hundreds of them (git protection of many repositories) does not pay
+ * bubblewrap's re-read of /proc/self/mountinfo per bind. The backend runs
+ * init with CAP_SYS_ADMIN and CAP_SETPCAP in the sandbox's user namespace;
+ * init makes these mounts in a mount namespace of its own (bubblewrap's
+ * mounts become locked beneath it), then drops every capability.
+ *
+ * The list (--mounts-fd), text with one record a line, after the line
+ * "asb-init-mounts 1":
+ *
+ *   ro DEV INO PATH       bind PATH over itself read-only (nosuid, nodev,
+ *   rw DEV INO PATH       recursive); what is at PATH must be DEV:INO
+ *   tmpfs MODE PATH       a fresh tmpfs (nosuid, nodev) on the directory PATH
+ *   rotmpfs MODE PATH     the same, read-only
+ *   file MODE LEN PATH    a read-only file of LEN bytes (the next LEN bytes
+ *                         of the list, then a newline) bound on the file PATH
+ *
+ * PATH is absolute and canonical: no symlink is followed on the way to it
+ * (one planted since the launcher checked is an error, never a detour).
+ * Every failure is fatal; nothing is skipped. */
+#include "mounts.h"
+
+#include <agentsandbox/plugin.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/capability.h>
+#include <linux/securebits.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_move_mount
+#define SYS_move_mount 429
+#endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
+#define OPEN_TREE_CLONE_       1u
+#define AT_RECURSIVE_          0x8000
+#define MOVE_MOUNT_F_EMPTY_    0x4u
+#define MOVE_MOUNT_T_EMPTY_    0x40u
+#define MOUNT_ATTR_RDONLY_     0x1ull
+#define MOUNT_ATTR_NOSUID_     0x2ull
+#define MOUNT_ATTR_NODEV_      0x4ull
+#define RESOLVE_NO_MAGICLINKS_ 0x02ull
+#define RESOLVE_NO_SYMLINKS_   0x04ull
+
+struct open_how_ {
+	uint64_t flags, mode, resolve;
+};
+
+struct mount_attr_ {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+#define MAX_LIST    (64u << 20)
+#define MAX_RECORDS 65536u
+
+enum op { OP_RO, OP_RW, OP_TMPFS, OP_ROTMPFS, OP_FILE };
+
+struct record {
+	enum op op;
+	unsigned long long dev, ino;
+	unsigned mode;
+	const char *data;
+	size_t len;
+	char *path;
+};
+
+static void closep_(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+#define _autoclose_ __attribute__((cleanup(closep_)))
+
+static int read_all(int fd, char **out, size_t *len_out)
+{
+	size_t cap = 1 << 16, len = 0;
+	char *buf = malloc(cap);
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		if (len + 1 >= cap) {
+			if (cap >= MAX_LIST) {
+				free(buf);
+				return -EFBIG;
+			}
+			char *n = realloc(buf, cap * 2);
+			if (!n) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = n;
+			cap *= 2;
+		}
+		ssize_t n = read(fd, buf + len, cap - 1 - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			free(buf);
+			return -e;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	*len_out = len;
+	return 0;
+}
+
+/* A decimal (base 10) or octal (base 8) number and the one space after it. */
+static int number(char **p, int base, unsigned long long max, unsigned long long *out)
+{
+	char *s = *p, *end;
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	unsigned long long v = strtoull(s, &end, base);
+	if (errno || end == s || *end != ' ' || v > max)
+		return -EINVAL;
+	*p = end + 1;
+	*out = v;
+	return 0;
+}
+
+/* Absolute, not "/", no empty, "." or ".." component, no trailing slash. */
+static bool canonical(const char *path)
+{
+	if (path[0] != '/' || !path[1])
+		return false;
+	for (const char *c = path; *c;) {
+		const char *comp = ++c;
+		while (*c && *c != '/')
+			c++;
+		size_t n = (size_t)(c - comp);
+		if (n == 0 || n >= NAME_MAX + 1 || (n == 1 && comp[0] == '.') ||
+		    (n == 2 && comp[0] == '.' && comp[1] == '.'))
+			return false;
+	}
+	for (const char *c = path; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			return false;
+	return strlen(path) < PATH_MAX;
+}
+
+static int parse(char *buf, size_t len, struct record **out, size_t *n_out)
+{
+	static const char header[] = "asb-init-mounts 1\n";
+	if (len < sizeof(header) - 1 || memcmp(buf, header, sizeof(header) - 1) != 0)
+		return -EINVAL;
+	if (memchr(buf, '\0', len))
+		return -EINVAL;
+	struct record *recs = NULL;
+	size_t n = 0, cap = 0;
+	char *p = buf + sizeof(header) - 1, *end = buf + len;
+	while (p < end) {
+		if (n == MAX_RECORDS)
+			goto bad;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			struct record *r = realloc(recs, cap * sizeof(*recs));
+			if (!r) {
+				free(recs);
+				return -ENOMEM;
+			}
+			recs = r;
+		}
+		struct record *r = &recs[n];
+		*r = (struct record){0};
+		char *sp = memchr(p, ' ', (size_t)(end - p));
+		if (!sp)
+			goto bad;
+		size_t wl = (size_t)(sp - p);
+#define WORD(w) (wl == sizeof(w) - 1 && memcmp(p, w, wl) == 0)
+		if (WORD("ro"))
+			r->op = OP_RO;
+		else if (WORD("rw"))
+			r->op = OP_RW;
+		else if (WORD("tmpfs"))
+			r->op = OP_TMPFS;
+		else if (WORD("rotmpfs"))
+			r->op = OP_ROTMPFS;
+		else if (WORD("file"))
+			r->op = OP_FILE;
+		else
+			goto bad;
+#undef WORD
+		p = sp + 1;
+		unsigned long long v;
+		if (r->op == OP_RO || r->op == OP_RW) {
+			if (number(&p, 10, ULLONG_MAX, &r->dev) < 0 ||
+			    number(&p, 10, ULLONG_MAX, &r->ino) < 0)
+				goto bad;
+		} else {
+			if (number(&p, 8, 07777, &v) < 0)
+				goto bad;
+			r->mode = (unsigned)v;
+			if (r->op == OP_FILE) {
+				if (number(&p, 10, MAX_LIST, &v) < 0)
+					goto bad;
+				r->len = (size_t)v;
+			}
+		}
+		char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			goto bad;
+		*nl = '\0';
+		r->path = p;
+		if (!canonical(r->path))
+			goto bad;
+		p = nl + 1;
+		if (r->op == OP_FILE) {
+			if ((size_t)(end - p) < r->len + 1 || p[r->len] != '\n')
+				goto bad;
+			r->data = p;
+			p += r->len + 1;
+		}
+		n++;
+	}
+	*out = recs;
+	*n_out = n;
+	return 0;
+bad:
+	free(recs);
+	return -EINVAL;
+}
+
+/* Walk to path one component at a time, never through a symlink: for a
+ * kernel without openat2. */
+static int walk_nofollow(const char *path)
+{
+	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	char comp[NAME_MAX + 1];
+	for (const char *c = path + 1; *c;) {
+		size_t n = strcspn(c, "/");
+		memcpy(comp, c, n);
+		comp[n] = '\0';
+		c += n + (c[n] == '/');
+		int next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		int e = errno;
+		close(fd);
+		if (next < 0)
+			return -e;
+		struct stat st;
+		if (fstat(next, &st) < 0) {
+			e = errno;
+			close(next);
+			return -e;
+		}
+		if (S_ISLNK(st.st_mode) || (*c && !S_ISDIR(st.st_mode))) {
+			close(next);
+			return S_ISLNK(st.st_mode) ? -ELOOP : -ENOTDIR;
+		}
+		fd = next;
+	}
+	return fd;
+}
+
+/* An O_PATH fd on what is at path (the top of any mounts stacked there),
+ * no symlink followed. */
+static int resolve(const char *path)
+{
+	struct open_how_ how = {.flags = O_PATH | O_CLOEXEC,
+	                        .resolve = RESOLVE_NO_SYMLINKS_ | RESOLVE_NO_MAGICLINKS_};
+	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
+	if (fd >= 0)
+		return (int)fd;
+	if (errno != ENOSYS)
+		return -errno;
+	return walk_nofollow(path);
+}
+
+/* As resolve(), making what is missing as bubblewrap does for its mount
+ * points: directories 0755, then the last component of type `type`. */
+static int resolve_or_make(const char *path, mode_t type)
+{
+	int fd = resolve(path);
+	if (fd != -ENOENT)
+		return fd;
+	char buf[PATH_MAX];
+	snprintf(buf, sizeof(buf), "%s", path);
+	int parent = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (parent < 0)
+		return -errno;
+	for (char *c = buf + 1;;) {
+		char *slash = strchr(c, '/');
+		bool last = !slash;
+		if (slash)
+			*slash = '\0';
+		int next = resolve(buf);
+		if (next == -ENOENT) {
+			int e = 0;
+			if (!last || type == S_IFDIR) {
+				e = mkdirat(parent, c, 0755) < 0 && errno != EEXIST ? -errno : 0;
+			} else {
+				int f = openat(parent, c,
+				               O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+				               0444);
+				e = f < 0 && errno != EEXIST ? -errno : 0;
+				if (f >= 0)
+					close(f);
+			}
+			next = e < 0 ? e : resolve(buf);
+		}
+		close(parent);
+		if (next < 0 || last)
+			return next;
+		parent = next;
+		*slash = '/';
+		c = slash + 1;
+	}
+}
+
+static const char *fd_path(int fd, char buf[32])
+{
+	snprintf(buf, 32, "/proc/self/fd/%d", fd);
+	return buf;
+}
+
+/* mount(2) flags for MS_REMOUNT: those of the mount now (a lock on any of
+ * them, from a more privileged namespace, would fail the remount) plus
+ * what the record asks. */
+static int remount(int fd, unsigned long flags)
+{
+	struct statvfs sv;
+	if (fstatvfs(fd, &sv) < 0)
+		return -errno;
+	static const struct {
+		unsigned long st, ms;
+	} map[] = {{ST_RDONLY, MS_RDONLY},    {ST_NOSUID, MS_NOSUID},
+	           {ST_NODEV, MS_NODEV},      {ST_NOEXEC, MS_NOEXEC},
+	           {ST_NOATIME, MS_NOATIME},  {ST_NODIRATIME, MS_NODIRATIME},
+	           {ST_RELATIME, MS_RELATIME}};
+	for (size_t i = 0; i < sizeof(map) / sizeof(map[0]); i++)
+		if (sv.f_flag & map[i].st)
+			flags |= map[i].ms;
+	char p[32];
+	if (mount(NULL, fd_path(fd, p), NULL, MS_REMOUNT | MS_BIND | flags, NULL) < 0)
+		return -errno;
+	return 0;
+}
+
+/* Bind what src is on dest (both O_PATH fds), recursively, with attrs. */
+static int bind(int src, int dest, const char *dest_path, bool ro, bool legacy)
+{
+	uint64_t attrs = MOUNT_ATTR_NOSUID_ | MOUNT_ATTR_NODEV_ | (ro ? MOUNT_ATTR_RDONLY_ : 0);
+	if (!legacy) {
+		long tree = syscall(SYS_open_tree, src, "",
+		                    OPEN_TREE_CLONE_ | O_CLOEXEC | AT_RECURSIVE_ | AT_EMPTY_PATH);
+		if (tree >= 0) {
+			_autoclose_ int t = (int)tree;
+			struct mount_attr_ attr = {.attr_set = attrs};
+			if (syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH | AT_RECURSIVE_, &attr,
+			            sizeof(attr)) < 0) {
+				if (errno != ENOSYS)
+					return -errno;
+				/* The clone is not attached: legacy from the start. */
+			} else {
+				if (syscall(SYS_move_mount, t, "", dest, "",
+				            MOVE_MOUNT_F_EMPTY_ | MOVE_MOUNT_T_EMPTY_) < 0)
+					return -errno;
+				return 0;
+			}
+		} else if (errno != ENOSYS) {
+			return -errno;
+		}
+	}
+	char s[32], d[32];
+	if (mount(fd_path(src, s), fd_path(dest, d), NULL, MS_BIND | MS_REC, NULL) < 0)
+		return -errno;
+	/* The fd is on what was covered: reopen to reach the new mount. */
+	_autoclose_ int top = resolve(dest_path);
+	if (top < 0)
+		return top;
+	return remount(top, MS_NOSUID | MS_NODEV | (ro ? MS_RDONLY : 0));
+}
+
+static int stat_is(int fd, mode_t type)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	return (st.st_mode & S_IFMT) == type ? 0 : type == S_IFDIR ? -ENOTDIR : -EISDIR;
+}
+
+static int tmpfs(const struct record *r)
+{
+	_autoclose_ int fd = resolve_or_make(r->path, S_IFDIR);
+	if (fd < 0)
+		return fd;
+	int e = stat_is(fd, S_IFDIR);
+	if (e < 0)
+		return e;
+	char p[32], opts[32];
+	snprintf(opts, sizeof(opts), "mode=0%o", r->mode);
+	unsigned long flags = MS_NOSUID | MS_NODEV | (r->op == OP_ROTMPFS ? MS_RDONLY : 0);
+	if (mount("tmpfs", fd_path(fd, p), "tmpfs", flags, opts) < 0)
+		return -errno;
+	return 0;
+}
+
+static int bind_self(const struct record *r, bool legacy)
+{
+	_autoclose_ int fd = resolve(r->path);
+	if (fd < 0)
+		return fd;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	/* The very object the launcher checked, as bubblewrap's --bind-fd
+	 * checks after its mount. */
+	if ((unsigned long long)st.st_dev != r->dev || (unsigned long long)st.st_ino != r->ino)
+		return -ESTALE;
+	return bind(fd, fd, r->path, r->op == OP_RO, legacy);
+}
+
+/* The files' contents live on a tmpfs stacked over ASB_RUN_DIR while the
+ * mounts are made; their binds keep it alive after it is detached. */
+struct staging {
+	int fd; /* its root, or -1 */
+	unsigned next;
+};
+
+static int stage_open(struct staging *s)
+{
+	_autoclose_ int under = resolve(ASB_RUN_DIR);
+	if (under < 0)
+		return under;
+	char p[32];
+	if (mount("tmpfs", fd_path(under, p), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") < 0)
+		return -errno;
+	s->fd = resolve(ASB_RUN_DIR);
+	return s->fd < 0 ? s->fd : 0;
+}
+
+static int stage_close(struct staging *s)
+{
+	if (s->fd < 0)
+		return 0;
+	char p[32];
+	int r = umount2(fd_path(s->fd, p), MNT_DETACH) < 0 ? -errno : 0;
+	close(s->fd);
+	s->fd = -1;
+	return r;
+}
+
+static int file(struct staging *s, const struct record *r, bool legacy)
+{
+	_autoclose_ int dest = resolve_or_make(r->path, S_IFREG);
+	if (dest < 0)
+		return dest;
+	int e = stat_is(dest, S_IFREG);
+	if (e < 0)
+		return e;
+	if (s->fd < 0 && (e = stage_open(s)) < 0)
+		return e;
+	char name[16];
+	snprintf(name, sizeof(name), "%u", s->next++);
+	_autoclose_ int w =
+	    openat(s->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (w < 0)
+		return -errno;
+	for (size_t off = 0; off < r->len;) {
+		ssize_t n = write(w, r->data + off, r->len - off);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		off += (size_t)n;
+	}
+	if (fchmod(w, r->mode) < 0)
+		return -errno;
+	_autoclose_ int src = openat(s->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (src < 0)
+		return -errno;
+	return bind(src, dest, r->path, true, legacy);
+}
+
+int init_mounts_apply(int fd, bool legacy, const char **what)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	struct record *recs = NULL;
+	size_t n = 0;
+	*what = "reading the mount list";
+	int r = read_all(fd, &buf, &len);
+	close(fd);
+	if (r < 0)
+		return r;
+	*what = "the mount list: not in the expected format";
+	if ((r = parse(buf, len, &recs, &n)) < 0) {
+		free(buf);
+		return r;
+	}
+	/* Mounts of our own, under which bubblewrap's are locked. */
+	*what = "unshare(CLONE_NEWNS)";
+	if (unshare(CLONE_NEWNS) < 0) {
+		r = -errno;
+		goto out;
+	}
+	struct staging stage = {.fd = -1};
+	for (size_t i = 0; i < n && r >= 0; i++) {
+		*what = recs[i].path;
+		switch (recs[i].op) {
+		case OP_RO:
+		case OP_RW:
+			r = bind_self(&recs[i], legacy);
+			break;
+		case OP_TMPFS:
+		case OP_ROTMPFS:
+			r = tmpfs(&recs[i]);
+			break;
+		case OP_FILE:
+			r = file(&stage, &recs[i], legacy);
+			break;
+		}
+	}
+	if (r >= 0) {
+		*what = "detaching the staging tmpfs on " ASB_RUN_DIR;
+		r = stage_close(&stage);
+	} else {
+		(void)stage_close(&stage);
+	}
+out:
+	free(recs);
+	free(buf);
+	return r;
+}
+
+int init_drop_caps(const char **what)
+{
+	*what = "clearing the ambient capabilities";
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
+		return -errno;
+	*what = "clearing the capability bounding set";
+	int last = 0;
+	for (int cap = 0; cap < 64; cap++) {
+		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
+			if (errno == EINVAL)
+				break;
+			return -errno;
+		}
+		last = cap;
+	}
+	/* Root inside gets nothing back on exec, and this cannot be undone. */
+	*what = "setting securebits";
+	unsigned long bits = SECBIT_NOROOT | SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+	                     SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+	                     SECBIT_NO_CAP_AMBIENT_RAISE | SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED;
+	if (prctl(PR_SET_SECUREBITS, bits, 0, 0, 0) < 0)
+		return -errno;
+	*what = "capset";
+	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
+	struct __user_cap_data_struct data[2] = {{0}};
+	if (syscall(SYS_capset, &hdr, data) < 0)
+		return -errno;
+	/* Checked, not assumed. */
+	*what = "capabilities left after dropping them";
+	if (syscall(SYS_capget, &hdr, data) < 0)
+		return -errno;
+	for (int i = 0; i < 2; i++)
+		if (data[i].effective || data[i].permitted || data[i].inheritable)
+			return -EPERM;
+	for (int cap = 0; cap <= last; cap++)
+		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 0 ||
+		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) > 0)
+			return -EPERM;
+	return 0;
+}

@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* The plan's mounts that agentsandbox-init makes (linux/init/mounts.c), after
+ * all of bubblewrap's ops. An entry goes to init only when that order changes
+ * nothing:
+ *
+ *  - it lies in a tree the host shows as it is (the nearest earlier entry at
+ *    or above its destination binds a host path over itself), so what init
+ *    sees at the path is the host's object, checked by device and inode;
+ *  - no later entry bubblewrap keeps lies at, above or below it (bubblewrap
+ *    makes those first now), and it is not under ASB_RUN_DIR (bubblewrap's
+ *    own ops there, the --remount-ro at the end);
+ *  - a bind has no earlier mount below it (bubblewrap binds the host's tree,
+ *    which has none; and without mount_setattr init's remount reaches the
+ *    top mount only), and a writable one lies in a writable bind (a clone
+ *    keeps the read-only flag, locked so under a second user namespace).
+ *
+ * Kinds: self binds of pinned paths, tmpfs (ephemeral and directory masks),
+ * generated files and file masks. A plan with few of them keeps bubblewrap
+ * doing everything, as before. */
+#include "init_mounts.h"
+
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* Binds (bubblewrap's cost is per bind; a tmpfs is cheap there): below
+ * this, too few to be worth capabilities handed to init. A workspace with
+ * a repository or two stays as it was. */
+#define MIN_BINDS 24u
+
+static bool self_bind(const struct asb_entry *e)
+{
+	return (e->type == ASB_ENTRY_READ || e->type == ASB_ENTRY_WRITE) && e->fd >= 0 &&
+	       e->host_path && strcmp(e->host_path, e->dest) == 0;
+}
+
+static bool overlap(const char *a, const char *b)
+{
+	return path_is_within(a, b) || path_is_within(b, a);
+}
+
+static bool kind_ok(const struct asb_entry *e)
+{
+	switch (e->type) {
+	case ASB_ENTRY_READ:
+	case ASB_ENTRY_WRITE:
+		return self_bind(e);
+	case ASB_ENTRY_EPHEMERAL:
+		return true;
+	case ASB_ENTRY_MASK:
+		return (e->flags & ASB_ENTRY_F_DIR) || e->data || e->data_len == 0;
+	case ASB_ENTRY_FILE:
+		return e->data != NULL;
+	}
+	return false;
+}
+
+static bool candidate(const struct asb_entry *es, uint32_t i)
+{
+	const struct asb_entry *e = &es[i];
+	if (!kind_ok(e) || e->dest[0] != '/' || !e->dest[1] || overlap(e->dest, ASB_RUN_DIR))
+		return false;
+	const struct asb_entry *above = NULL;
+	for (uint32_t j = i; j-- > 0;)
+		if (path_is_within(e->dest, es[j].dest)) {
+			above = &es[j];
+			break;
+		}
+	if (!above || !self_bind(above))
+		return false;
+	if (e->type != ASB_ENTRY_READ && e->type != ASB_ENTRY_WRITE)
+		return true;
+	/* A clone takes the flags of what it is cloned from: a read-only one
+	 * (locked so, under a second user namespace) cannot be made writable. */
+	if (e->type == ASB_ENTRY_WRITE && above->type != ASB_ENTRY_WRITE)
+		return false;
+	/* bubblewrap binds from the host, which has none of the sandbox's
+	 * mounts below the path; a clone of the sandbox's view would. */
+	for (uint32_t j = 0; j < i; j++)
+		if (path_is_within(es[j].dest, e->dest) && strcmp(es[j].dest, e->dest) != 0)
+			return false;
+	return true;
+}
+
+static const char *pick_mode(const char *mode)
+{
+	return mode && (strcmp(mode, "always") == 0 || strcmp(mode, "never") == 0) ? mode : "auto";
+}
+
+static int write_record(FILE *list, FILE *shown, const struct asb_entry *e)
+{
+	char head[64];
+	const void *data = NULL;
+	size_t len = 0;
+	switch (e->type) {
+	case ASB_ENTRY_READ:
+	case ASB_ENTRY_WRITE: {
+		struct stat st;
+		if (fstat(e->fd, &st) < 0)
+			return -errno;
+		snprintf(head, sizeof(head), "%s %llu %llu",
+		         e->type == ASB_ENTRY_READ ? "ro" : "rw", (unsigned long long)st.st_dev,
+		         (unsigned long long)st.st_ino);
+		break;
+	}
+	case ASB_ENTRY_EPHEMERAL:
+		snprintf(head, sizeof(head), "tmpfs 0%o", e->mode ? e->mode & 07777 : 0755);
+		break;
+	case ASB_ENTRY_MASK:
+		if (e->flags & ASB_ENTRY_F_DIR) {
+			snprintf(head, sizeof(head), "rotmpfs 0555");
+			break;
+		}
+		__attribute__((fallthrough));
+	default:
+		data = e->data;
+		len = data ? (size_t)e->data_len : 0;
+		snprintf(head, sizeof(head), "file 0%o %zu", e->mode ? e->mode & 07777 : 0444, len);
+		break;
+	}
+	fprintf(list, "%s %s\n", head, e->dest);
+	fprintf(shown, "%s %s\n", head, e->dest);
+	if (e->type == ASB_ENTRY_FILE ||
+	    (e->type == ASB_ENTRY_MASK && !(e->flags & ASB_ENTRY_F_DIR))) {
+		if (len && fwrite(data, 1, len, list) != len)
+			return -EIO;
+		fputc('\n', list);
+	}
+	return 0;
+}
+
+int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps_allowed,
+                     struct init_mounts *m)
+{
+	*m = (struct init_mounts)INIT_MOUNTS_INIT;
+	if (!caps_allowed)
+		return 0;
+	/* Only init can make them: it runs when the plan hardens. */
+	if (!(host->plan_hardening(ctx) & (ASB_HARD_SECCOMP | ASB_HARD_LANDLOCK)))
+		return 0;
+	const char *mode = NULL;
+	(void)host->config_string(ctx, "init_mounts", &mode);
+	mode = pick_mode(mode);
+	if (strcmp(mode, "never") == 0)
+		return 0;
+	int n = host->plan_entry_count(ctx);
+	if (n <= 0)
+		return 0;
+	_cleanup_free_ struct asb_entry *es = calloc((size_t)n, sizeof(*es));
+	_cleanup_free_ uint8_t *del = calloc((size_t)n, 1);
+	_cleanup_free_ uint32_t *kept = calloc((size_t)n, sizeof(*kept));
+	if (!es || !del || !kept)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		es[i].struct_size = sizeof(es[i]);
+		int r = host->plan_entry_get(ctx, (uint32_t)i, &es[i]);
+		if (r < 0)
+			return r;
+	}
+	/* From the end: what bubblewrap keeps after an entry decides it. */
+	uint32_t n_kept = 0, n_del = 0, n_binds = 0;
+	for (uint32_t i = (uint32_t)n; i-- > 0;) {
+		bool ok = candidate(es, i);
+		for (uint32_t k = 0; ok && k < n_kept; k++)
+			ok = !overlap(es[i].dest, es[kept[k]].dest);
+		if (ok) {
+			del[i] = 1;
+			n_del++;
+			n_binds +=
+			    es[i].type != ASB_ENTRY_EPHEMERAL &&
+			    !(es[i].type == ASB_ENTRY_MASK && (es[i].flags & ASB_ENTRY_F_DIR));
+		} else {
+			kept[n_kept++] = i;
+		}
+	}
+	if (n_del == 0 || (strcmp(mode, "auto") == 0 && n_binds < MIN_BINDS))
+		return 0;
+
+	char *list = NULL, *shown = NULL;
+	size_t list_len = 0, shown_len = 0;
+	FILE *fl = open_memstream(&list, &list_len);
+	FILE *fs = open_memstream(&shown, &shown_len);
+	int r = fl && fs ? 0 : -ENOMEM;
+	if (r == 0) {
+		fputs("asb-init-mounts 1\n", fl);
+		fputs("asb-init-mounts 1\n", fs);
+	}
+	for (int i = 0; r == 0 && i < n; i++)
+		if (del[i])
+			r = write_record(fl, fs, &es[i]);
+	if (fl && fclose(fl) != 0 && r == 0)
+		r = -ENOMEM;
+	if (fs && fclose(fs) != 0 && r == 0)
+		r = -ENOMEM;
+	if (r < 0) {
+		free(list);
+		free(shown);
+		return r;
+	}
+	m->delegated = TAKE_PTR(del);
+	m->n_entries = (uint32_t)n;
+	m->n_delegated = n_del;
+	m->list = list;
+	m->list_len = list_len;
+	m->shown = shown;
+	m->shown_len = shown_len;
+	return 0;
+}
+
+int init_mounts_seal(struct init_mounts *m)
+{
+	_cleanup_close_ int fd =
+	    memfd_create("agentsandbox-init-mounts", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	if (fd < 0)
+		return -errno;
+	int r = write_all(fd, m->list, m->list_len);
+	if (r < 0)
+		return r;
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0 ||
+	    lseek(fd, 0, SEEK_SET) < 0)
+		return -errno;
+	m->fd = TAKE_FD(fd);
+	return 0;
+}
+
+void init_mounts_clear(struct init_mounts *m)
+{
+	free(m->delegated);
+	free(m->list);
+	free(m->shown);
+	if (m->fd >= 0)
+		close(m->fd);
+	*m = (struct init_mounts)INIT_MOUNTS_INIT;
+}

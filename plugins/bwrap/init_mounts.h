@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: MIT */
+/* Which of the plan's mounts agentsandbox-init makes instead of bubblewrap
+ * (bubblewrap re-reads /proc/self/mountinfo for every bind it makes, so
+ * hundreds of git protections cost hundreds of milliseconds), and the list
+ * handed to it: linux/init/mounts.c reads it. */
+#ifndef ASB_BWRAP_INIT_MOUNTS_H
+#define ASB_BWRAP_INIT_MOUNTS_H
+
+#include <agentsandbox/plugin.h>
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct init_mounts {
+	uint8_t *delegated; /* per plan entry: init makes it */
+	uint32_t n_entries, n_delegated;
+	char *list; /* what init reads, the files' contents included */
+	size_t list_len;
+	char *shown; /* the same without the contents: --show-config, the session */
+	size_t shown_len;
+	int fd; /* the list, sealed (a real launch), or -1 */
+};
+
+#define INIT_MOUNTS_INIT                                                                           \
+	{                                                                                          \
+		.fd = -1                                                                           \
+	}
+
+/* Decide and write the list (none when there is little to gain, so the
+ * common launch runs as before, or when bubblewrap may not hand init the
+ * capabilities: !caps_allowed). Pure: reads the plan, fstat's its fds. */
+int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps_allowed,
+                     struct init_mounts *m);
+/* The list in a sealed memfd for init to read (m->fd). */
+int init_mounts_seal(struct init_mounts *m);
+void init_mounts_clear(struct init_mounts *m);
+
+static inline bool init_mounts_delegated(const struct init_mounts *m, uint32_t i)
+{
+	return i < m->n_entries && m->delegated && m->delegated[i];
+}
+
+#endif

@@ -1,0 +1,91 @@
+#!/usr/bin/env bash
+# The mounts agentsandbox-init makes for the bwrap backend (many git
+# protections): the agent has no capability left, cannot unmount, remount or
+# write through a read-only one (also from a user namespace of its own, with
+# the filter's mount and userns groups lifted), a symlink planted on the way
+# to one fails the launch, and a plan with few mounts runs as before.
+# Runs as root and as an unprivileged user.
+. "$SRC_ROOT/tests/lib.sh"
+
+command -v bwrap >/dev/null || skip_all "bwrap is not installed"
+command -v git >/dev/null || skip_all "git is not installed"
+INIT=$BUILD_ROOT/linux/agentsandbox-init
+[ -x "$INIT" ] || skip_all "agentsandbox-init is not built"
+FIX="$BUILD_ROOT/tests/fixtures"
+WS="$TEST_TMP/ws"
+mkdir -p "$WS" && git init -q "$WS"
+printf 'sandbox: { command = "sh"; packages = [ "sh", "cat", "touch", "umount", "mount", "unshare" ]; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/b.cfg"
+cd "$WS" || exit 1
+
+out=$(asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
+ok $(! grep -q -- '--cap-add\|--mounts-fd\|# init-mounts' <<<"$out"; echo $?) \
+    "one repository: bubblewrap makes every mount, no capability is added"
+for i in $(seq 1 4); do git init -q "$WS/r$i"; done
+out=$(asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
+ok $(grep -q -- '--mounts-fd' <<<"$out" && grep -q "^ro [0-9]* [0-9]* $WS/r3/.git/config$" <<<"$out"; echo $?) \
+    "five repositories: --show-config lists the mounts init makes"
+
+caps=$(asb -c "$TEST_TMP/b.cfg" -- -c 'grep ^Cap /proc/self/status' 2>&1)
+ok $([ "$(grep -c '0000000000000000$' <<<"$caps")" = 5 ]; echo $?) \
+    "no capability inside: inheritable, permitted, effective, bounding, ambient ($(tr '\n\t' '  ' <<<"$caps"))"
+out=$(asb -c "$TEST_TMP/b.cfg" -- -c 'echo x >>r1/.git/config && echo WROTE; touch r1/.git/hooks/h && echo PLANTED; echo ran' 2>&1)
+ok $(grep -qx ran <<<"$out" && ! grep -q 'WROTE\|PLANTED' <<<"$out"; echo $?) \
+    "a read-only mount init made cannot be written through"
+
+# The mount and userns groups lifted (plugins.probe.lift): only missing
+# capabilities, then the locks of a less privileged namespace, refuse.
+cp "$TEST_TMP/b.cfg" "$TEST_TMP/lift.cfg"
+printf 'plugins: { probe: { lift = [ "mount", "userns", "namespaces" ]; }; };\n' >>"$TEST_TMP/lift.cfg"
+lasb() { "$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/lift.cfg" "$@"; }
+out=$(lasb -- -c 'umount r1/.git/config 2>/dev/null && echo UMOUNTED
+  umount -l r1/.git/hooks 2>/dev/null && echo UMOUNTED
+  mount -o remount,bind,rw r1/.git/config 2>/dev/null && echo REMOUNTED
+  echo x >>r1/.git/config 2>/dev/null && echo WROTE; echo ran' 2>&1)
+ok $(grep -qx ran <<<"$out" && ! grep -q 'UMOUNTED\|REMOUNTED\|WROTE' <<<"$out"; echo $?) \
+    "no umount, no remount read-write, no write (mount syscalls allowed by the filter): $(tr '\n' ' ' <<<"$out")"
+out=$(lasb -- -c 'unshare -Urm sh -c "umount r1/.git/config && echo UMOUNTED; mount -o remount,bind,rw r1/.git/config && echo REMOUNTED; echo x >>r1/.git/config && echo WROTE; echo ran"' 2>&1)
+if grep -q "^unshare: " <<<"$out"; then
+    skip "user namespaces are not available inside ($out)"
+else
+    ok $(grep -qx ran <<<"$out" && ! grep -q 'UMOUNTED\|REMOUNTED\|WROTE' <<<"$out"; echo $?) \
+        "from a user namespace of its own: the mounts are locked ($(tr '\n' ' ' <<<"$out"))"
+fi
+[ "$(tail -c 2 "$WS/r1/.git/config" | head -c 1)" != x ] && [ ! -e "$WS/r1/.git/hooks/h" ]
+ok $? "host: the repository's config and hooks are untouched"
+
+# A symlink planted on the way to a mount after the launcher checked it:
+# init is handed that list and must fail, not mount elsewhere.
+mkdir -p "$TEST_TMP/sym/real/d" "$TEST_TMP/sym/other/d"
+ln -s other "$TEST_TMP/sym/link"
+st() { stat -c '%d %i' "$1"; }
+run_init() { # list... -> init's exit status, in a bwrap with init's capabilities
+    printf 'asb-init-mounts 1\n%s' "$1" >"$TEST_TMP/list"
+    bwrap --unshare-user --unshare-pid --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP \
+        --ro-bind / / --proc /proc --dev /dev --bind "$TEST_TMP/sym" "$TEST_TMP/sym" \
+        --tmpfs /run --dir /run/agentsandbox \
+        "$INIT" --mounts-fd 3 -- /bin/sh -c "grep -q ' $TEST_TMP/sym/other/d ' /proc/self/mountinfo && echo MOUNTED-ELSEWHERE; echo ran" \
+        3<"$TEST_TMP/list" 2>&1
+}
+out=$(run_init "ro $(st "$TEST_TMP/sym/other/d") $TEST_TMP/sym/link/d
+")
+ok $(! grep -q 'ran\|MOUNTED-ELSEWHERE' <<<"$out" && grep -q 'Too many levels of symbolic links' <<<"$out"; echo $?) \
+    "a symlink on the way: init fails ($out)"
+out=$(run_init "rotmpfs 0555 $TEST_TMP/sym/link/d
+")
+ok $(! grep -q 'ran\|MOUNTED-ELSEWHERE' <<<"$out"; echo $?) "a symlink on the way to a tmpfs: init fails"
+out=$(run_init "ro $(st "$TEST_TMP/sym/other/d") $TEST_TMP/sym/real/d
+")
+ok $(! grep -q 'ran' <<<"$out" && grep -q 'Stale' <<<"$out"; echo $?) \
+    "another object than the one checked (device, inode) at the path: init fails ($out)"
+out=$(run_init "ro $(st "$TEST_TMP/sym/real/d") $TEST_TMP/sym/real/d
+")
+ok $(grep -qx ran <<<"$out"; echo $?) "the object checked: init mounts it and runs the command"
+for bad in "ro 1 2 relative/path" "ro 1 $TEST_TMP/sym/real/d" "tmpfs 0755 $TEST_TMP/sym/real/../d" \
+    "file 0444 99 $TEST_TMP/sym/real/f" "bogus 1 2 /x" "ro 1 2 $TEST_TMP/sym/real/d"; do
+    out=$(run_init "$bad
+")
+    ok $(! grep -q ran <<<"$out"; echo $?) "a bad record is refused: $bad"
+done
+out=$(run_init "ro $(st "$TEST_TMP/sym/real/d") $TEST_TMP/sym/real/d")
+ok $(! grep -q ran <<<"$out"; echo $?) "a record without its newline is refused"
+done_testing
