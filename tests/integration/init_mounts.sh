@@ -6,6 +6,8 @@
 # to one fails the launch, and a plan with few mounts runs as before.
 # Runs as root and as an unprivileged user.
 . "$SRC_ROOT/tests/lib.sh"
+# What this test asks of the default (auto), not a forced mode.
+unset AGENTSANDBOX_BWRAP_INIT_MOUNTS
 
 command -v bwrap >/dev/null || skip_all "bwrap is not installed"
 command -v git >/dev/null || skip_all "git is not installed"
