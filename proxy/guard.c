@@ -47,7 +47,8 @@ struct edge {
 struct node {
 	uint32_t fail;  /* a state */
 	uint32_t first; /* its edges: edges[first .. first + n) */
-	uint32_t n;
+	uint16_t n;     /* at most 256 */
+	uint16_t out;   /* a pattern ends here or at a dictionary suffix */
 	uint32_t depth; /* the length of the prefix it stands for */
 	int32_t secret;
 	uint64_t placeholders;
@@ -453,7 +454,8 @@ struct guard *guard_build(struct guard_builder *b)
 		nv->fail = num[fail[order[i]]];
 		nv->fail = nv->fail >= g->lim ? nv->fail - g->lim : nv->fail / (uint32_t)g->n_cls;
 		nv->first = (uint32_t)e;
-		nv->n = bv->n;
+		nv->n = (uint16_t)bv->n;
+		nv->out = bv->placeholders || bv->secret >= 0;
 		nv->depth = depth[order[i]];
 		nv->secret = bv->secret;
 		nv->placeholders = bv->placeholders;
@@ -541,9 +543,13 @@ static inline uint32_t child(const struct guard *g, const struct node *v, unsign
 	return UINT32_MAX;
 }
 
+/* At a state past the shallow ones without output: a deep one, or one where a
+ * pattern ends. */
 static inline void report(const struct guard *g, struct guard_scan *s, uint32_t st)
 {
 	const struct node *o = &g->nodes[st - g->lim];
+	if (!o->out)
+		return;
 	s->placeholders |= o->placeholders;
 	if (s->secret < 0)
 		s->secret = o->secret;
