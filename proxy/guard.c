@@ -8,7 +8,19 @@
  * edge, are sparse (a node's edges are a sorted run in one array) and fall back
  * along their failure links to a shallow node. Each node carries what the
  * patterns ending there or at its dictionary suffixes say, folded into one mask
- * and one secret, so a match costs two assignments. */
+ * and one secret, so a match costs two assignments.
+ *
+ * Even so the automaton reads every byte, and a body is mostly text where no
+ * pattern is. So a prefilter runs first (Wu-Manber's sampling): every pattern is
+ * at least m bytes long (m capped at GUARD_TAIL), so an occurrence starting at s
+ * holds the 4 bytes at the one multiple of step = m - 3 in [s, s + m - 4], at an
+ * offset of at most m - 4 into the pattern. Those 4-byte grams of every pattern
+ * are bits of a hashed set; the scan tests one gram every step bytes, and only
+ * where one is in the set does the automaton run, from the root, over the starts
+ * that gram vouches for, and on while a match begun there may still be in
+ * progress. Its state carries over between runs and chunks (it only ever skips
+ * bytes where no match can start); the last GUARD_TAIL bytes are kept, for a run
+ * whose starts lie in an earlier chunk. */
 #include "guard.h"
 
 #include <errno.h>
@@ -17,6 +29,8 @@
 
 #define MIN_PATTERN 4
 #define DENSE_DEPTH 2
+#define GRAM        4
+#define FILTER_MIN  8 /* shorter patterns: the automaton over every byte */
 
 /* Nodes are numbered breadth first, so the shallow ones, which have dense rows,
  * are 0 .. n_dense-1. A state below `lim` (n_dense * n_cls) is a shallow node's
@@ -33,7 +47,9 @@ struct edge {
 struct node {
 	uint32_t fail;  /* a state */
 	uint32_t first; /* its edges: edges[first .. first + n) */
-	uint32_t n;
+	uint16_t n;     /* at most 256 */
+	uint16_t out;   /* a pattern ends here or at a dictionary suffix */
+	uint32_t depth; /* the length of the prefix it stands for */
 	int32_t secret;
 	uint64_t placeholders;
 };
@@ -47,7 +63,11 @@ struct guard {
 	size_t n_cls;
 	uint32_t *dense; /* n_dense rows of n_cls states */
 	uint32_t n_dense, lim;
-	size_t max_len, n_patterns;
+	size_t max_len, min_len, n_patterns;
+	/* The prefilter; grams == NULL: none. */
+	uint64_t *grams;
+	unsigned gram_shift; /* 32 - log2(bits) */
+	uint32_t step, span; /* span = m - GRAM: the starts one gram vouches for, less one */
 };
 
 /* While building: per node a growable edge list. */
@@ -61,7 +81,7 @@ struct bnode {
 struct guard_builder {
 	struct bnode *nodes;
 	size_t n, cap;
-	size_t max_len, n_patterns;
+	size_t max_len, min_len, n_patterns;
 	bool failed;
 };
 
@@ -140,6 +160,8 @@ static int add_raw(struct guard_builder *b, const unsigned char *s, size_t n, ui
 		end->secret = src;
 	if (n > b->max_len)
 		b->max_len = n;
+	if (!b->min_len || n < b->min_len)
+		b->min_len = n;
 	b->n_patterns++;
 	return 0;
 }
@@ -310,6 +332,57 @@ static uint32_t bstep(const struct guard_builder *b, const uint32_t *fail, uint3
 	}
 }
 
+static inline uint32_t gram_hash(uint32_t w, unsigned shift)
+{
+	return (w * 0x9e3779b1u) >> shift;
+}
+
+static inline bool gram_in(const struct guard *g, uint32_t w)
+{
+	uint32_t h = gram_hash(w, g->gram_shift);
+	return g->grams[h >> 6] >> (h & 63) & 1;
+}
+
+/* The grams at offsets 0 .. m - GRAM of every pattern: the last GRAM bytes on the
+ * way to each node of depth GRAM .. m (breadth first: parents before children). */
+static int build_filter(struct guard *g, const struct guard_builder *b, const uint32_t *order,
+                        const uint32_t *depth)
+{
+	size_t n = b->n, m = b->min_len < GUARD_TAIL ? b->min_len : GUARD_TAIL, count = 0;
+	if (m < FILTER_MIN)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		count += depth[i] >= GRAM && depth[i] <= m;
+	/* About 1 bit in 32 set: a gram of text that no pattern has passes 3% of the
+	 * time. At most 2^20 bits (128 KiB). */
+	unsigned log2 = 12;
+	while (log2 < 20 && ((size_t)1 << log2) < count * 32)
+		log2++;
+	uint32_t *word = calloc(n, sizeof(uint32_t));
+	g->grams = calloc((size_t)1 << (log2 - 6), sizeof(uint64_t));
+	if (!word || !g->grams) {
+		free(word);
+		return -ENOMEM;
+	}
+	g->gram_shift = 32 - log2;
+	for (size_t i = 0; i < n; i++) {
+		const struct bnode *bv = &b->nodes[order[i]];
+		for (uint32_t k = 0; k < bv->n; k++) {
+			uint32_t t = bv->e[k].to;
+			/* Byte by byte as the scan assembles them: first byte lowest. */
+			word[t] = word[order[i]] >> 8 | (uint32_t)bv->e[k].byte << 24;
+			if (depth[t] >= GRAM && depth[t] <= m) {
+				uint32_t h = gram_hash(word[t], g->gram_shift);
+				g->grams[h >> 6] |= 1ull << (h & 63);
+			}
+		}
+	}
+	free(word);
+	g->span = (uint32_t)(m - GRAM);
+	g->step = g->span + 1;
+	return 0;
+}
+
 static int cmp_edge(const void *a, const void *b)
 {
 	return (int)((const struct edge *)a)->byte - (int)((const struct edge *)b)->byte;
@@ -326,7 +399,7 @@ struct guard *guard_build(struct guard_builder *b)
 	uint32_t *fail = calloc(n, sizeof(uint32_t));  /* by builder number */
 	uint32_t *order = calloc(n, sizeof(uint32_t)); /* breadth first */
 	uint32_t *num = calloc(n, sizeof(uint32_t));   /* builder number -> state */
-	uint8_t *depth = calloc(n, 1);
+	uint32_t *depth = calloc(n, sizeof(uint32_t)); /* by builder number */
 	if (g) {
 		g->refs = 1;
 		g->nodes = calloc(n, sizeof(*g->nodes));
@@ -351,7 +424,7 @@ struct guard *guard_build(struct guard_builder *b)
 		for (uint32_t i = 0; i < bv->n; i++) {
 			uint32_t t = bv->e[i].to;
 			fail[t] = v == 0 ? 0 : bstep(b, fail, fail[v], bv->e[i].byte);
-			depth[t] = (uint8_t)(depth[v] < 255 ? depth[v] + 1 : 255);
+			depth[t] = depth[v] + 1;
 			order[tail++] = t;
 		}
 	}
@@ -381,7 +454,9 @@ struct guard *guard_build(struct guard_builder *b)
 		nv->fail = num[fail[order[i]]];
 		nv->fail = nv->fail >= g->lim ? nv->fail - g->lim : nv->fail / (uint32_t)g->n_cls;
 		nv->first = (uint32_t)e;
-		nv->n = bv->n;
+		nv->n = (uint16_t)bv->n;
+		nv->out = bv->placeholders || bv->secret >= 0;
+		nv->depth = depth[order[i]];
 		nv->secret = bv->secret;
 		nv->placeholders = bv->placeholders;
 		for (uint32_t k = 0; k < bv->n; k++)
@@ -403,8 +478,11 @@ struct guard *guard_build(struct guard_builder *b)
 		for (uint32_t k = 0; k < nv->n; k++)
 			row[g->cls[g->edges[nv->first + k].byte]] = g->edges[nv->first + k].to;
 	}
+	if (build_filter(g, b, order, depth) < 0)
+		goto fail;
 	g->n_nodes = n;
 	g->max_len = b->max_len;
+	g->min_len = b->min_len;
 	g->n_patterns = b->n_patterns;
 	free(fail);
 	free(order);
@@ -434,6 +512,7 @@ void guard_unref(struct guard *g)
 	free(g->nodes);
 	free(g->edges);
 	free(g->dense);
+	free(g->grams);
 	free(g);
 }
 
@@ -464,19 +543,22 @@ static inline uint32_t child(const struct guard *g, const struct node *v, unsign
 	return UINT32_MAX;
 }
 
+/* At a state past the shallow ones without output: a deep one, or one where a
+ * pattern ends. */
 static inline void report(const struct guard *g, struct guard_scan *s, uint32_t st)
 {
 	const struct node *o = &g->nodes[st - g->lim];
+	if (!o->out)
+		return;
 	s->placeholders |= o->placeholders;
 	if (s->secret < 0)
 		s->secret = o->secret;
 }
 
-void guard_feed(const struct guard *g, struct guard_scan *s, const char *p, size_t n)
+/* The automaton over every byte of u[0 .. n). */
+static void run(const struct guard *g, struct guard_scan *s, const unsigned char *u, size_t n)
 {
-	if (!g)
-		return;
-	const unsigned char *u = (const unsigned char *)p, *end = u + n;
+	const unsigned char *end = u + n;
 	const uint32_t *dense = g->dense;
 	const uint8_t *cls = g->cls;
 	const uint32_t n_dense = g->n_dense, lim = g->lim, nc = (uint32_t)g->n_cls;
@@ -509,4 +591,103 @@ void guard_feed(const struct guard *g, struct guard_scan *s, const char *p, size
 			report(g, s, st);
 	}
 	s->state = st;
+}
+
+/* How many more bytes the automaton must read at stream position cur before it
+ * may stop: 0 when no match begun before s->ac_end can still be open (the prefix
+ * the state stands for begins later). Reading on further is only work, so the
+ * answer need not be exact, only never too small. */
+static uint64_t must_read(const struct guard *g, const struct guard_scan *s, uint64_t cur)
+{
+	if (cur < s->ac_end)
+		return s->ac_end - cur;
+	uint64_t past = cur - s->ac_end;
+	uint32_t st = s->state, d;
+	if (st < g->lim) {
+		if (past >= DENSE_DEPTH)
+			return 0; /* shallow: depth at most DENSE_DEPTH */
+		d = g->nodes[st / (uint32_t)g->n_cls].depth;
+	} else {
+		d = g->nodes[st - g->lim].depth;
+	}
+	/* The open prefix begins at cur - d: only a match from before ac_end counts,
+	 * and one that is still open then has to be at least this much longer. */
+	return d > past ? d - past : 0;
+}
+
+/* The automaton from s->ac_pos (in this chunk) on, as far as it is needed. */
+static void advance(const struct guard *g, struct guard_scan *s, const unsigned char *u,
+                    uint64_t base, uint64_t end)
+{
+	uint64_t cur = s->ac_pos, k;
+	while (cur < end && (k = must_read(g, s, cur))) {
+		if (k > end - cur)
+			k = end - cur;
+		run(g, s, u + (cur - base), (size_t)k);
+		cur += k;
+	}
+	s->ac_pos = cur;
+}
+
+/* Stream byte x, from this chunk or the kept tail of earlier ones. */
+static inline unsigned char byte_at(const struct guard_scan *s, const unsigned char *u,
+                                    uint64_t base, uint64_t x)
+{
+	return x >= base ? u[x - base] : s->tail[GUARD_TAIL - (base - x)];
+}
+
+static void filtered(const struct guard *g, struct guard_scan *s, const unsigned char *u, size_t n)
+{
+	uint64_t base = s->pos, end = base + n, q = s->next;
+	if (s->ac_pos == base)
+		advance(g, s, u, base, end); /* a run the last chunk ended in the middle of */
+	for (; q + GRAM <= end; q += g->step) {
+		uint32_t w;
+		if (q >= base) {
+			const unsigned char *p = u + (q - base);
+			w = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+			    (uint32_t)p[3] << 24;
+		} else {
+			w = 0;
+			for (unsigned k = 0; k < GRAM; k++)
+				w |= (uint32_t)byte_at(s, u, base, q + k) << (8 * k);
+		}
+		if (!gram_in(g, w))
+			continue;
+		/* Starts q - span .. q may hold a pattern: the automaton over them, from
+		 * the root unless it already got this far. */
+		uint64_t from = q > g->span ? q - g->span : 0;
+		if (s->ac_pos < from) {
+			s->state = 0;
+			s->ac_pos = from;
+		}
+		if (s->ac_end < q + 1)
+			s->ac_end = q + 1;
+		if (s->ac_pos < base) {
+			unsigned char early[GUARD_TAIL];
+			size_t k = (size_t)(base - s->ac_pos);
+			memcpy(early, s->tail + GUARD_TAIL - k, k);
+			run(g, s, early, k);
+			s->ac_pos = base;
+		}
+		advance(g, s, u, base, end);
+	}
+	s->next = q;
+	if (n >= GUARD_TAIL) {
+		memcpy(s->tail, u + n - GUARD_TAIL, GUARD_TAIL);
+	} else {
+		memmove(s->tail, s->tail + n, GUARD_TAIL - n);
+		memcpy(s->tail + GUARD_TAIL - n, u, n);
+	}
+	s->pos = end;
+}
+
+void guard_feed(const struct guard *g, struct guard_scan *s, const char *p, size_t n)
+{
+	if (!g || !n)
+		return;
+	if (g->grams)
+		filtered(g, s, (const unsigned char *)p, n);
+	else
+		run(g, s, (const unsigned char *)p, n);
 }

@@ -2,9 +2,10 @@
  * as it is and in lower case, base64 (standard and URL alphabets, at each of the
  * three alignments a substring can have), hex (lower and upper case) and
  * percent-encoded (the reserved bytes or every byte; upper and lower case hex
- * digits), in one Aho-Corasick automaton. A scan carries one state
- * (an int) from chunk to chunk, so a body of any length is checked in constant
- * memory, and a match split across reads is still found. Pure code. */
+ * digits), in one Aho-Corasick automaton behind a sampling prefilter. A scan
+ * carries a fixed-size state (struct guard_scan) from chunk to chunk, so a body
+ * of any length is checked in constant memory, and a match split across reads is
+ * still found. Pure code. */
 #pragma once
 
 #include <stdbool.h>
@@ -35,10 +36,18 @@ void guard_unref(struct guard *g);
 size_t guard_max_len(const struct guard *g);
 size_t guard_patterns(const struct guard *g);
 
+#define GUARD_TAIL 64 /* bytes of a stream a scan keeps (the prefilter's reach) */
+
 struct guard_scan {
-	uint32_t state;
 	uint64_t placeholders; /* bit i: a placeholder of binding i was seen */
 	int32_t secret;        /* the first secret's source (GUARD_FILE | i, or i), or -1 */
+	uint32_t state;        /* the automaton's */
+	/* The prefilter's (guard.c): stream positions. */
+	uint64_t pos;    /* bytes fed */
+	uint64_t next;   /* the next gram to test */
+	uint64_t ac_pos; /* the automaton has read the stream up to here */
+	uint64_t ac_end; /* and must read on while a match begun before this may be open */
+	unsigned char tail[GUARD_TAIL]; /* the stream's last bytes */
 };
 
 void guard_scan_init(struct guard_scan *s);
