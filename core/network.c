@@ -657,7 +657,10 @@ static int engine_error(int r)
 		    "open (%s%o); it is normally 0666. Fix its mode, or set "
 		    "network.allowed_domains (filtered) or --no-network",
 		    mode < 0 ? "missing, mode " : "mode 0", mode < 0 ? 0 : mode);
-	} else if (!err_get())
+	} else if (r == -ECHILD)
+		err_set("the open network mode's engine exited before it was ready (its messages: "
+		        "slirp4netns.log in the session directory)");
+	else if (!err_get())
 		err_set("cannot start the open network mode's engine: %s", strerror(-r));
 	return r;
 }

@@ -47,10 +47,12 @@ static int wait_ready(int fd, pid_t pid)
 		r = poll(&pfd, 1, READY_TIMEOUT_MS);
 	while (r < 0 && errno == EINTR);
 	char c;
-	if (r == 1 && read(fd, &c, 1) == 1)
+	ssize_t n = r == 1 ? read(fd, &c, 1) : -1;
+	if (n == 1)
 		return 0;
+	/* Its end closed without a byte: it exited (or is exiting). */
 	int status;
-	return waitpid(pid, &status, WNOHANG) == pid ? -ECHILD : -ETIMEDOUT;
+	return n == 0 || waitpid(pid, &status, WNOHANG) == pid ? -ECHILD : -ETIMEDOUT;
 }
 
 static char *join_args(char **argv)
