@@ -172,12 +172,48 @@ static void serve(int sock)
 	}
 }
 
+/* Polling for what bubblewrap does in its own time: short sleeps first (it
+ * is usually a matter of microseconds), growing to 1 ms, until `limit_ms`
+ * have passed. False once the time is up. */
+struct poll_wait {
+	long sleep_us;
+	struct timespec deadline;
+};
+
+static void poll_wait_init(struct poll_wait *w, int limit_ms)
+{
+	w->sleep_us = 20;
+	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+	w->deadline.tv_sec += limit_ms / 1000;
+	w->deadline.tv_nsec += (long)(limit_ms % 1000) * 1000000L;
+	if (w->deadline.tv_nsec >= 1000000000L) {
+		w->deadline.tv_sec++;
+		w->deadline.tv_nsec -= 1000000000L;
+	}
+}
+
+static bool poll_wait_more(struct poll_wait *w)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > w->deadline.tv_sec ||
+	    (now.tv_sec == w->deadline.tv_sec && now.tv_nsec >= w->deadline.tv_nsec))
+		return false;
+	struct timespec ts = {0, w->sleep_us * 1000};
+	nanosleep(&ts, NULL);
+	if (w->sleep_us < 1000)
+		w->sleep_us = w->sleep_us * 2 > 1000 ? 1000 : w->sleep_us * 2;
+	return true;
+}
+
 /* bubblewrap brings up the namespace's loopback in its child, which may
  * still be at it when the sandbox's pid reaches us: wait until lo is up
  * with 127.0.0.1, so nothing configures the namespace at the same time. */
 static int wait_loopback(void)
 {
-	for (int i = 0; i < 5000; i++) {
+	struct poll_wait w;
+	poll_wait_init(&w, 5000);
+	do {
 		struct ifaddrs *ifa = NULL;
 		bool ready = false;
 		if (getifaddrs(&ifa) == 0) {
@@ -188,9 +224,7 @@ static int wait_loopback(void)
 		}
 		if (ready)
 			return 0;
-		struct timespec ts = {0, 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
+	} while (poll_wait_more(&w));
 	return -ETIMEDOUT;
 }
 
@@ -205,15 +239,15 @@ static int open_netns(pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
-	for (int i = 0; i < 2000; i++) {
+	struct poll_wait w;
+	poll_wait_init(&w, 2000);
+	do {
 		int net = open(path, O_RDONLY | O_CLOEXEC);
 		if (net >= 0)
 			return net;
 		if (errno != EPERM && errno != EACCES)
 			return -errno;
-		struct timespec ts = {0, 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
+	} while (poll_wait_more(&w));
 	return -EPERM;
 }
 
@@ -241,16 +275,16 @@ static int wait_uid_map(pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
-	for (int i = 0; i < 5000; i++) {
+	struct poll_wait w;
+	poll_wait_init(&w, 5000);
+	do {
 		_cleanup_free_ char *map = NULL;
 		int r = read_file(path, &map, NULL);
 		if (r < 0)
 			return r; /* gone */
 		if (map[0])
 			return 0;
-		struct timespec ts = {0, 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
+	} while (poll_wait_more(&w));
 	return -ETIMEDOUT;
 }
 

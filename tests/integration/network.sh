@@ -250,7 +250,9 @@ CFG
         skip "open: the host has a tap0 of its own"
     fi
     # An engine that fails to start: the launch refuses, and nothing of it
-    # stays (checked in a pid namespace of its own: what is left shows).
+    # stays (checked in a pid namespace of its own: what is left shows). The
+    # sandbox's pid 1, killed, may still be in its kernel exit (unmounting
+    # its namespace): dying (PF_EXITING) or a zombie is not left.
     if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
         printf '#!/bin/sh\necho "fake engine: failing" >&2\nexit 3\n' >"$TEST_TMP/fake-slirp"
         chmod 755 "$TEST_TMP/fake-slirp"
@@ -258,7 +260,11 @@ CFG
             mount --bind "$1" "$(command -v slirp4netns)" || exit 99
             shift
             "$@" -- -c "touch engine-failed-ran" 2>&1; echo "code=$?"
-            ps -e -o comm= | grep -vx -e sh -e ps -e grep -e sed | sed "s/^/left: /"
+            for p in $(ps -e -o pid=,comm= | awk "\$2 != \"sh\" && \$2 != \"ps\" && \$2 != \"awk\" { print \$1 }"); do
+                st=$(sed "s/.*) //" "/proc/$p/stat" 2>/dev/null) || continue
+                set -- $st
+                [ "$1" = Z ] || [ $(($7 & 4)) -ne 0 ] || echo "left: $(cat "/proc/$p/comm")"
+            done
             true' sh "$TEST_TMP/fake-slirp" "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/open.cfg")
         failed=$(sessions | tail -1)
         ok $(grep -q '^code=125$' <<<"$out" && grep -q "engine exited before it was ready" <<<"$out" &&
