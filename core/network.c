@@ -752,6 +752,8 @@ void network_stop(struct network *n)
 		ev_child_stop(EV_DEFAULT, &n->proxy_watch);
 		child_stop(&n->proxy, SIGTERM, 1000);
 	}
+	/* The helper leaves while the engine stops: two exits at once. */
+	platform_netns_close(n->link);
 	platform_engine_stop(n->engine);
 	n->engine = NULL;
 	platform_netns_detach(n->link);

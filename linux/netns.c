@@ -452,12 +452,19 @@ pid_t platform_netns_pid(const struct netns_link *h)
 	return h->proc.pid;
 }
 
+void platform_netns_close(struct netns_link *h)
+{
+	if (h && h->sock >= 0) {
+		close(h->sock);
+		h->sock = -1;
+	}
+}
+
 void platform_netns_detach(struct netns_link *h)
 {
 	if (!h)
 		return;
-	if (h->sock >= 0)
-		close(h->sock);
+	platform_netns_close(h);
 	/* It exits on its own once its channel closes. */
 	child_stop(&h->proc, SIGTERM, 1000);
 	free(h);
