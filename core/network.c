@@ -455,8 +455,17 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 			return r;
 		}
 	}
-	r = wait_ready(ready[0], pid, "the filtering proxy");
+	/* The system roots go first in the bundle, while the proxy starts. */
+	_cleanup_free_ char *sys = NULL, *sess = NULL;
+	size_t sys_len = 0, sess_len = 0;
+	(void)read_file(SYSTEM_BUNDLE, &sys, &sys_len);
+	r = ftruncate(n->ca_fd, 0) < 0 ? -errno : 0;
+	if (r == 0 && sys)
+		r = write_all(n->ca_fd, sys, sys_len);
+	int rr = wait_ready(ready[0], pid, "the filtering proxy");
 	close(ready[0]);
+	if (rr < 0)
+		return rr;
 	if (r < 0)
 		return r;
 	ev_child_init(&n->proxy_watch, on_proxy_exit, n->proxy.pid, 0);
@@ -466,17 +475,11 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 	        (int)n->proxy.pid, n->in_namespace ? "the sandbox's " : "the host's ",
 	        (unsigned)n->proxy_port);
 
-	_cleanup_free_ char *sys = NULL, *sess = NULL;
-	size_t sys_len = 0, sess_len = 0;
-	(void)read_file(SYSTEM_BUNDLE, &sys, &sys_len);
 	if ((r = read_file(ca, &sess, &sess_len)) < 0) {
 		err_set("the proxy wrote no CA certificate at %s: %s", ca, strerror(-r));
 		return r;
 	}
-	if (ftruncate(n->ca_fd, 0) < 0)
-		return -errno;
-	if ((sys && (r = write_all(n->ca_fd, sys, sys_len)) < 0) ||
-	    (r = write_all(n->ca_fd, sess, sess_len)) < 0)
+	if ((r = write_all(n->ca_fd, sess, sess_len)) < 0)
 		return r;
 	/* Recorded in the session; the first name goes at exit (a backend may
 	 * still be resolving it while it sets up). */
@@ -657,7 +660,10 @@ static int engine_error(int r)
 		    "open (%s%o); it is normally 0666. Fix its mode, or set "
 		    "network.allowed_domains (filtered) or --no-network",
 		    mode < 0 ? "missing, mode " : "mode 0", mode < 0 ? 0 : mode);
-	} else if (!err_get())
+	} else if (r == -ECHILD)
+		err_set("the open network mode's engine exited before it was ready (its messages: "
+		        "slirp4netns.log in the session directory)");
+	else if (!err_get())
 		err_set("cannot start the open network mode's engine: %s", strerror(-r));
 	return r;
 }
@@ -749,6 +755,8 @@ void network_stop(struct network *n)
 		ev_child_stop(EV_DEFAULT, &n->proxy_watch);
 		child_stop(&n->proxy, SIGTERM, 1000);
 	}
+	/* The helper leaves while the engine stops: two exits at once. */
+	platform_netns_close(n->link);
 	platform_engine_stop(n->engine);
 	n->engine = NULL;
 	platform_netns_detach(n->link);

@@ -101,6 +101,9 @@ int platform_netns_connect(struct netns_link *l, uint16_t port);
 int platform_netns_describe(struct netns_link *l, char **out);
 /* The process to hand an engine as the namespace's holder (its pid). */
 pid_t platform_netns_pid(const struct netns_link *l);
+/* Closes the request channel: the helper exits on its own, while the
+ * caller stops whatever else it runs; detach then waits for it. */
+void platform_netns_close(struct netns_link *l);
 void platform_netns_detach(struct netns_link *l);
 /* A new network namespace, loopback up (fd), for backends that make their
  * sandbox join one. */

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include "netns.h"
 #include "platform.h"
 #include "util.h"
 
@@ -14,6 +15,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <linux/if_tun.h>
 #include <linux/nsfs.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -30,11 +32,12 @@ struct netns_link {
 	int sock; /* the launcher's end of the request channel */
 };
 
-enum { OP_LISTEN = 1, OP_CONNECT = 2, OP_DESCRIBE = 3 };
+enum { OP_LISTEN = 1, OP_CONNECT = 2, OP_DESCRIBE = 3, OP_TAP = 4 };
 
 struct request {
 	uint32_t op;
 	uint32_t port;
+	char name[IFNAMSIZ]; /* OP_TAP */
 };
 
 struct reply {
@@ -116,6 +119,23 @@ static char *describe_here(void)
 	return out;
 }
 
+/* A persistent tap device `name`: an engine that opens it by name only
+ * attaches to it, and its exit then leaves the device in place instead of
+ * unregistering it (two RCU grace periods, ~20 ms, spent in the exiting
+ * engine while the launcher waits). The device goes with the namespace,
+ * in the kernel's own clean-up work. */
+static int make_tap(const char *name)
+{
+	_cleanup_close_ int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI};
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETPERSIST, 1) < 0)
+		return -errno;
+	return 0;
+}
+
 static void serve(int sock) __attribute__((noreturn));
 static void serve(int sock)
 {
@@ -134,6 +154,12 @@ static void serve(int sock)
 			free(text);
 			continue;
 		}
+		if (req.op == OP_TAP) {
+			req.name[sizeof(req.name) - 1] = '\0';
+			int r = req.name[0] ? make_tap(req.name) : -EINVAL;
+			send_reply(sock, -r, -1, NULL);
+			continue;
+		}
 		if ((req.op != OP_LISTEN && req.op != OP_CONNECT) || req.port == 0 ||
 		    req.port > 65535) {
 			send_reply(sock, EINVAL, -1, NULL);
@@ -146,12 +172,48 @@ static void serve(int sock)
 	}
 }
 
+/* Polling for what bubblewrap does in its own time: short sleeps first (it
+ * is usually a matter of microseconds), growing to 1 ms, until `limit_ms`
+ * have passed. False once the time is up. */
+struct poll_wait {
+	long sleep_us;
+	struct timespec deadline;
+};
+
+static void poll_wait_init(struct poll_wait *w, int limit_ms)
+{
+	w->sleep_us = 20;
+	clock_gettime(CLOCK_MONOTONIC, &w->deadline);
+	w->deadline.tv_sec += limit_ms / 1000;
+	w->deadline.tv_nsec += (long)(limit_ms % 1000) * 1000000L;
+	if (w->deadline.tv_nsec >= 1000000000L) {
+		w->deadline.tv_sec++;
+		w->deadline.tv_nsec -= 1000000000L;
+	}
+}
+
+static bool poll_wait_more(struct poll_wait *w)
+{
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > w->deadline.tv_sec ||
+	    (now.tv_sec == w->deadline.tv_sec && now.tv_nsec >= w->deadline.tv_nsec))
+		return false;
+	struct timespec ts = {0, w->sleep_us * 1000};
+	nanosleep(&ts, NULL);
+	if (w->sleep_us < 1000)
+		w->sleep_us = w->sleep_us * 2 > 1000 ? 1000 : w->sleep_us * 2;
+	return true;
+}
+
 /* bubblewrap brings up the namespace's loopback in its child, which may
  * still be at it when the sandbox's pid reaches us: wait until lo is up
  * with 127.0.0.1, so nothing configures the namespace at the same time. */
 static int wait_loopback(void)
 {
-	for (int i = 0; i < 5000; i++) {
+	struct poll_wait w;
+	poll_wait_init(&w, 5000);
+	do {
 		struct ifaddrs *ifa = NULL;
 		bool ready = false;
 		if (getifaddrs(&ifa) == 0) {
@@ -162,9 +224,7 @@ static int wait_loopback(void)
 		}
 		if (ready)
 			return 0;
-		struct timespec ts = {0, 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
+	} while (poll_wait_more(&w));
 	return -ETIMEDOUT;
 }
 
@@ -179,15 +239,15 @@ static int open_netns(pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/ns/net", (int)pid);
-	for (int i = 0; i < 2000; i++) {
+	struct poll_wait w;
+	poll_wait_init(&w, 2000);
+	do {
 		int net = open(path, O_RDONLY | O_CLOEXEC);
 		if (net >= 0)
 			return net;
 		if (errno != EPERM && errno != EACCES)
 			return -errno;
-		struct timespec ts = {0, 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
+	} while (poll_wait_more(&w));
 	return -EPERM;
 }
 
@@ -215,16 +275,16 @@ static int wait_uid_map(pid_t pid)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/uid_map", (int)pid);
-	for (int i = 0; i < 5000; i++) {
+	struct poll_wait w;
+	poll_wait_init(&w, 5000);
+	do {
 		_cleanup_free_ char *map = NULL;
 		int r = read_file(path, &map, NULL);
 		if (r < 0)
 			return r; /* gone */
 		if (map[0])
 			return 0;
-		struct timespec ts = {0, 1000 * 1000};
-		nanosleep(&ts, NULL);
-	}
+	} while (poll_wait_more(&w));
 	return -ETIMEDOUT;
 }
 
@@ -318,10 +378,9 @@ int platform_netns_attach(struct netns_link **out, pid_t sandbox_pid, int netns_
 	return 0;
 }
 
-static int request(struct netns_link *h, uint32_t op, uint16_t port, int *fd_out, char **text)
+static int request(struct netns_link *h, const struct request *req, int *fd_out, char **text)
 {
-	struct request req = {op, port};
-	if (send(h->sock, &req, sizeof(req), MSG_NOSIGNAL) < 0)
+	if (send(h->sock, req, sizeof(*req), MSG_NOSIGNAL) < 0)
 		return -errno;
 	char buf[sizeof(struct reply) + 4096];
 	union {
@@ -363,20 +422,29 @@ static int request(struct netns_link *h, uint32_t op, uint16_t port, int *fd_out
 int platform_netns_listen(struct netns_link *h, uint16_t port)
 {
 	int fd = -1;
-	int r = request(h, OP_LISTEN, port, &fd, NULL);
+	int r = request(h, &(struct request){.op = OP_LISTEN, .port = port}, &fd, NULL);
 	return r < 0 ? r : fd;
 }
 
 int platform_netns_connect(struct netns_link *h, uint16_t port)
 {
 	int fd = -1;
-	int r = request(h, OP_CONNECT, port, &fd, NULL);
+	int r = request(h, &(struct request){.op = OP_CONNECT, .port = port}, &fd, NULL);
 	return r < 0 ? r : fd;
 }
 
 int platform_netns_describe(struct netns_link *h, char **out)
 {
-	return request(h, OP_DESCRIBE, 0, NULL, out);
+	return request(h, &(struct request){.op = OP_DESCRIBE}, NULL, out);
+}
+
+int netns_make_tap(struct netns_link *h, const char *name)
+{
+	struct request req = {.op = OP_TAP};
+	if (strlen(name) >= sizeof(req.name))
+		return -ENAMETOOLONG;
+	memcpy(req.name, name, strlen(name) + 1);
+	return request(h, &req, NULL, NULL);
 }
 
 pid_t platform_netns_pid(const struct netns_link *h)
@@ -384,12 +452,19 @@ pid_t platform_netns_pid(const struct netns_link *h)
 	return h->proc.pid;
 }
 
+void platform_netns_close(struct netns_link *h)
+{
+	if (h && h->sock >= 0) {
+		close(h->sock);
+		h->sock = -1;
+	}
+}
+
 void platform_netns_detach(struct netns_link *h)
 {
 	if (!h)
 		return;
-	if (h->sock >= 0)
-		close(h->sock);
+	platform_netns_close(h);
 	/* It exits on its own once its channel closes. */
 	child_stop(&h->proc, SIGTERM, 1000);
 	free(h);

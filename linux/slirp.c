@@ -5,6 +5,7 @@
  * with the host's loopback cut off, its own seccomp filter and, as root,
  * its own mount sandbox. Why not pasta: README "Network". */
 #include "exec.h"
+#include "netns.h"
 #include "platform.h"
 #include "util.h"
 
@@ -19,6 +20,7 @@
 #include <sys/wait.h>
 
 #define READY_TIMEOUT_MS 10000
+#define TAP_NAME         "tap0"
 
 struct net_engine {
 	struct child proc;
@@ -45,10 +47,12 @@ static int wait_ready(int fd, pid_t pid)
 		r = poll(&pfd, 1, READY_TIMEOUT_MS);
 	while (r < 0 && errno == EINTR);
 	char c;
-	if (r == 1 && read(fd, &c, 1) == 1)
+	ssize_t n = r == 1 ? read(fd, &c, 1) : -1;
+	if (n == 1)
 		return 0;
+	/* Its end closed without a byte: it exited (or is exiting). */
 	int status;
-	return waitpid(pid, &status, WNOHANG) == pid ? -ECHILD : -ETIMEDOUT;
+	return n == 0 || waitpid(pid, &status, WNOHANG) == pid ? -ECHILD : -ETIMEDOUT;
 }
 
 static char *join_args(char **argv)
@@ -124,9 +128,12 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	argv[a++] = userns;
 	argv[a++] = (char *)"--netns-type=path";
 	argv[a++] = netns;
-	argv[a++] = (char *)"tap0";
+	argv[a++] = (char *)TAP_NAME;
 	argv[a] = NULL;
 	e->args = join_args(argv);
+	/* Made by the helper, persistent: slirp4netns's exit then costs no
+	 * unregistering of the device. Failing that, it makes its own. */
+	(void)netns_make_tap(l, TAP_NAME);
 
 	_cleanup_close_ int log_fd =
 	    opts->log_path

@@ -167,6 +167,11 @@ pid_t platform_netns_pid(const struct netns_link *l)
 	return -1;
 }
 
+void platform_netns_close(struct netns_link *l)
+{
+	(void)l;
+}
+
 void platform_netns_detach(struct netns_link *l)
 {
 	(void)l;

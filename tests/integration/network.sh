@@ -233,6 +233,47 @@ CFG
     for _ in $(seq 50); do kill -0 "$engine_pid" 2>/dev/null || { gone=0; break; }; sleep 0.1; done
     ok $gone "SIGKILL of agentsandbox takes slirp4netns with it"
     rm -f up.txt
+    # A normal exit waits for both: nothing of the session's network is left.
+    host_tap=$(ip -o link show tap0 2>/dev/null)
+    asb -c "$TEST_TMP/open.cfg" -- -c true
+    last=$(sessions | tail -1)
+    engine_pid=$(sed -n 's/.*"engine": { "name": "slirp4netns", "pid": \([0-9]*\).*/\1/p' "$last/network.json")
+    helper_pid=$(sed -n 's/.*--netns-type=path \/proc\/\([0-9]*\)\/ns\/net.*/\1/p' "$last/network.json")
+    ok $([ -n "$engine_pid" ] && [ -n "$helper_pid" ] && ! kill -0 "$engine_pid" 2>/dev/null &&
+        ! kill -0 "$helper_pid" 2>/dev/null; echo $?) "open: when agentsandbox returns, slirp4netns and the namespace helper are gone"
+    # tap0 is persistent (made by the helper): it must go with the
+    # sandbox's namespace, never be handed to the host's.
+    if [ -z "$host_tap" ]; then
+        sleep 1
+        ok $(! ip -o link show tap0 >/dev/null 2>&1; echo $?) "open: the sandbox's tap0 does not outlive its namespace (the host has none)"
+    else
+        skip "open: the host has a tap0 of its own"
+    fi
+    # An engine that fails to start: the launch refuses, and nothing of it
+    # stays (checked in a pid namespace of its own: what is left shows). The
+    # sandbox's pid 1, killed, may still be in its kernel exit (unmounting
+    # its namespace): dying (PF_EXITING) or a zombie is not left.
+    if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+        printf '#!/bin/sh\necho "fake engine: failing" >&2\nexit 3\n' >"$TEST_TMP/fake-slirp"
+        chmod 755 "$TEST_TMP/fake-slirp"
+        out=$(unshare -m -p -f --mount-proc --propagation private sh -c '
+            mount --bind "$1" "$(command -v slirp4netns)" || exit 99
+            shift
+            "$@" -- -c "touch engine-failed-ran" 2>&1; echo "code=$?"
+            for p in $(ps -e -o pid=,comm= | awk "\$2 != \"sh\" && \$2 != \"ps\" && \$2 != \"awk\" { print \$1 }"); do
+                st=$(sed "s/.*) //" "/proc/$p/stat" 2>/dev/null) || continue
+                set -- $st
+                [ "$1" = Z ] || [ $(($7 & 4)) -ne 0 ] || echo "left: $(cat "/proc/$p/comm")"
+            done
+            true' sh "$TEST_TMP/fake-slirp" "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/open.cfg")
+        failed=$(sessions | tail -1)
+        ok $(grep -q '^code=125$' <<<"$out" && grep -q "engine exited before it was ready" <<<"$out" &&
+            [ ! -e engine-failed-ran ]; echo $?) "open: an engine that fails to start fails the launch (125), the agent never runs"
+        ok $(! grep -q '^left: ' <<<"$out"; echo $?) "open: a failed engine start leaves no process behind ($(grep '^left: ' <<<"$out" | tr '\n' ' '))"
+        ok $(grep -q "fake engine: failing" "$failed/slirp4netns.log" && grep -q "launch failed" "$failed/launch.log"; echo $?) "open: the failed session records why (slirp4netns.log, launch.log)"
+    else
+        skip "open: a failing engine (needs root for its stand-in)"
+    fi
     ok $(grep -q '"mode": "open"' "$s/network.json" && grep -q slirp4netns "$s/network.json" && grep -q tap0 "$s/network.json"; echo $?) "open: network.json records the engine and the addresses"
 else
     skip "slirp4netns is not installed: open mode not tested"

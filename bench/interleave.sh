@@ -1,0 +1,63 @@
+#!/usr/bin/env bash
+# bench/before-after.sh, interleaved: each round runs every command once, in
+# a shuffled order, so load that drifts during the run (other builds on a
+# shared machine) hits both builds alike; medians and quartiles, and each
+# median as a ratio to the raw bubblewrap yardstick.
+#   bench/interleave.sh OLD_BUILD NEW_BUILD [ROUNDS] [MODES...]
+# (default 60 rounds; modes: off filtered open, open only where it can run)
+set -euo pipefail
+OLD=$(cd "${1:?usage: interleave.sh OLD_BUILD NEW_BUILD [ROUNDS] [MODES...]}" && pwd)
+NEW=$(cd "${2:?usage: interleave.sh OLD_BUILD NEW_BUILD [ROUNDS] [MODES...]}" && pwd)
+ROUNDS=${3:-60}
+shift $(($# < 3 ? $# : 3))
+modes=("$@")
+if [ ${#modes[@]} -eq 0 ]; then
+    modes=(off filtered)
+    command -v slirp4netns >/dev/null && [ -w /dev/net/tun ] && modes+=(open)
+fi
+exec python3 - "$OLD" "$NEW" "$ROUNDS" "${modes[@]}" <<'PY'
+import os, random, shutil, statistics, subprocess, sys, tempfile, time
+
+old, new, rounds, modes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
+work = tempfile.mkdtemp(prefix=os.path.join(os.environ.get("TMPDIR", "/tmp"), "asb-bench."))
+ws, home = os.path.join(work, "ws"), os.path.join(work, "home")
+os.makedirs(ws)
+os.makedirs(home)
+env = dict(os.environ, HOME=home, XDG_STATE_HOME=os.path.join(work, "state"))
+net = {"off": "network: { enabled = false; };\n",
+       "filtered": 'network: { allowed_domains = ( "example.com" ); };\n', "open": ""}
+cmds = {"raw bwrap": [shutil.which("bwrap"), "--unshare-all", "--die-with-parent",
+                      "--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin",
+                      "--symlink", "usr/lib", "/lib", "--symlink", "usr/lib64", "/lib64",
+                      "--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
+                      "--tmpfs", home, "--bind", ws, ws, "--chdir", ws, "/bin/true"]}
+for m in modes:
+    cfg = os.path.join(work, m + ".cfg")
+    with open(cfg, "w") as f:
+        f.write('sandbox: { name = "bench"; command = "/bin/true"; };\n' + net[m])
+    for tag, b in (("OLD", old), ("NEW", new)):
+        cmds["%s %s" % (tag, m)] = [os.path.join(b, "agentsandbox"), "--plugin-dir",
+                                    os.path.join(b, "plugins"), "-c", cfg]
+times = {k: [] for k in cmds}
+try:
+    for i in range(rounds + 3):  # three warm-up rounds
+        order = list(cmds)
+        random.shuffle(order)
+        for k in order:
+            t0 = time.perf_counter()
+            rc = subprocess.call(cmds[k], cwd=ws, env=env, stdout=subprocess.DEVNULL,
+                                 stderr=subprocess.DEVNULL)
+            dt = (time.perf_counter() - t0) * 1000
+            if rc != 0:
+                sys.exit("%s exited with %d" % (k, rc))
+            if i >= 3:
+                times[k].append(dt)
+finally:
+    shutil.rmtree(work, ignore_errors=True)
+raw = statistics.median(times["raw bwrap"])
+print("| | median | p25–p75 | / raw |\n|---|---|---|---|")
+for k, v in times.items():
+    q = statistics.quantiles(v, n=4)
+    print("| %s | %.1f ms | %.1f–%.1f | %.2f× |" % (k, statistics.median(v), q[0], q[2],
+                                                  statistics.median(v) / raw))
+PY
