@@ -686,6 +686,24 @@ static int wire_and_release(struct launch *l)
 	return 0;
 }
 
+/* A sandbox that was killed: its pid 1 may still be ending (killing what
+ * runs in it) after the backend's own process returned. Orphaned, it is the
+ * launcher's child (platform_adopt_orphans): wait, up to ms, until it is
+ * reaped or gone, so that nothing of the session outlives the launcher. */
+static void await_sandbox_gone(struct launch *l, int ms)
+{
+	if (!l->sandbox_known || l->sandbox_pid <= 0 || l->sandbox_pid == l->spawned.pid)
+		return;
+	for (int waited = 0; waited < ms; waited += 5) {
+		pid_t w = waitpid(l->sandbox_pid, NULL, WNOHANG);
+		if (w == l->sandbox_pid ||
+		    (w < 0 && errno == ECHILD && kill(l->sandbox_pid, 0) < 0 && errno == ESRCH))
+			return;
+		struct timespec ts = {.tv_nsec = 5 * 1000 * 1000};
+		nanosleep(&ts, NULL);
+	}
+}
+
 static void kill_sandbox(struct launch *l)
 {
 	/* The sandbox itself first: a backend's child may still wait for its
@@ -693,6 +711,7 @@ static void kill_sandbox(struct launch *l)
 	if (l->sandbox_known && l->sandbox_pid > 0 && l->sandbox_pid != l->spawned.pid)
 		kill(l->sandbox_pid, SIGKILL);
 	child_stop(&l->spawned, SIGKILL, 1000);
+	await_sandbox_gone(l, 2000);
 }
 
 static void backend_cleanup(struct launch *l)
@@ -806,6 +825,7 @@ static int start(struct launch *l, char **root_out)
 	if (!l->net.in_namespace && (r = network_start_host(&l->net, p, l->session.dir)) < 0)
 		return r;
 	platform_harden_self();
+	platform_adopt_orphans();
 	if ((r = supervisor_prepare()) < 0)
 		return r;
 	if ((r = open_terminal(l)) < 0)
@@ -922,6 +942,10 @@ int launch_run(struct launch *l)
 		log_detach();
 		return 125;
 	}
+	/* Killed (a signal, or the grace period after a hangup): its pid 1 may
+	 * still be taking the rest down. A normal exit does not wait for that. */
+	if (WIFSIGNALED(wstatus) || (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) > 128))
+		await_sandbox_gone(l, 2000);
 	if (WIFSIGNALED(wstatus))
 		log_msg(LOG_INFO, "sandbox ended by signal %s: exit status %d",
 		        strsignal(WTERMSIG(wstatus)), code);

@@ -43,6 +43,10 @@ void child_forget(struct child *c);
 int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool no_new_privs);
 /* The supervisor itself: not dumpable, no core dumps. */
 void platform_harden_self(void);
+/* Orphans of the launch (the sandbox's own pid 1 once the backend's process
+ * that started it is gone) become the launcher's children, so that it can
+ * wait for them before it returns: where the platform can. */
+void platform_adopt_orphans(void);
 /* Has the agent stopped itself (job control: Ctrl-Z in a raw-mode TUI
  * sends SIGTSTP to itself alone)? `pid` is the sandbox's process (the
  * backend's sandbox_started pid): 1 when it is stopped, or when it has

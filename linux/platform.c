@@ -103,6 +103,11 @@ void platform_harden_self(void)
 	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
 }
 
+void platform_adopt_orphans(void)
+{
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
+
 int platform_pin_path(const char *real, int *out)
 {
 	_cleanup_close_ int fd = open(real, O_PATH | O_CLOEXEC | O_NOFOLLOW);

@@ -70,6 +70,11 @@ void platform_harden_self(void)
 	(void)setrlimit(RLIMIT_CORE, &none);
 }
 
+void platform_adopt_orphans(void)
+{
+	/* No portable way: a killed sandbox may still be ending on return. */
+}
+
 int platform_pin_path(const char *real, int *out)
 {
 	struct stat want, got;
