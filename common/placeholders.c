@@ -175,6 +175,30 @@ char *placeholders_journal_dir(const char *session_dir, const char *plugin)
 	return str_printf("%.*s/.%s-placeholders", (int)(slash - session_dir), session_dir, plugin);
 }
 
+/* The journal's lines, "d PATH" or "f PATH", in the order recorded. */
+static int journal_text(const struct placeholders *p, char **out, size_t *len)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < p->n; i++)
+		n += strlen(p->items[i].path) + 3;
+	char *text = malloc(n + 1);
+	if (!text)
+		return -ENOMEM;
+	size_t at = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		size_t l = strlen(p->items[i].path);
+		text[at++] = p->items[i].is_dir ? 'd' : 'f';
+		text[at++] = ' ';
+		memcpy(text + at, p->items[i].path, l);
+		at += l;
+		text[at++] = '\n';
+	}
+	text[at] = '\0';
+	*out = text;
+	*len = at;
+	return 0;
+}
+
 int placeholders_journal(struct placeholders *p, const char *dir, const char *id)
 {
 	if (p->n == 0)
@@ -193,9 +217,13 @@ int placeholders_journal(struct placeholders *p, const char *dir, const char *id
 	r = fd < 0 ? -errno : 0;
 	if (r == 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
 		r = -errno;
-	for (size_t i = 0; r == 0 && i < p->n; i++)
-		if (dprintf(fd, "%s %s\n", p->items[i].is_dir ? "d" : "f", p->items[i].path) < 0)
-			r = -EIO;
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	if (r == 0)
+		r = journal_text(p, &text, &len);
+	/* One write for the whole set (a line per path costs a syscall each). */
+	if (r == 0)
+		r = write_all(fd, text, len);
 	if (r == 0 && rename(tmp, path) < 0)
 		r = -errno;
 	if (r < 0) {

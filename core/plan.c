@@ -94,21 +94,13 @@ int plan_path(struct plan *plan, uint32_t type, const char *host_path, const cha
 	if (plan->final)
 		return -EBUSY;
 	char real[PATH_MAX];
-	if (!realpath(host_path, real)) {
-		if (errno == ENOENT && (flags & ASB_ENTRY_F_TRY))
-			return 0;
-		return -errno;
-	}
+	struct stat st;
 	int fd = -1;
-	int r = platform_pin_path(real, &fd);
+	int r = platform_pin_path(host_path, real, &st, &fd);
+	if (r == -ENOENT && (flags & ASB_ENTRY_F_TRY))
+		return 0;
 	if (r < 0)
 		return r;
-	struct stat st;
-	if (fstat(fd, &st) < 0) {
-		r = -errno;
-		close(fd);
-		return r;
-	}
 	flags &= ~(ASB_ENTRY_F_TRY | ASB_ENTRY_F_DIR);
 	flags |= ASB_ENTRY_F_PINNED | (S_ISDIR(st.st_mode) ? ASB_ENTRY_F_DIR : 0);
 	struct plan_entry e;

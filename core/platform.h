@@ -12,6 +12,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 /* "linux", "posix": for --check and launch.log. */
@@ -56,10 +57,12 @@ int platform_agent_stopped(pid_t pid);
 
 /* --------------------------------------------------------------- files */
 
-/* Open the resolved path `real` so that it pins that object for a backend
- * that binds by fd, and check that what was opened is what realpath() saw
- * (-EXDEV when a component was swapped meanwhile). *fd is O_CLOEXEC. */
-int platform_pin_path(const char *real, int *fd);
+/* Open what the absolute `path` names, symlinks resolved, so that it pins
+ * that object for a backend that binds by fd, and write its canonical path
+ * into `real` (PATH_MAX bytes) and its stat into *st: the name is that of
+ * the very object pinned (-EXDEV when a component was swapped meanwhile).
+ * *fd is O_CLOEXEC. */
+int platform_pin_path(const char *path, char *real, struct stat *st, int *fd);
 /* A read-only, sealed where possible, file holding `data` (positioned at 0). */
 int platform_data_fd(const void *data, size_t len, int *fd);
 

@@ -108,20 +108,29 @@ void platform_adopt_orphans(void)
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-int platform_pin_path(const char *real, int *out)
+int platform_pin_path(const char *path, char *real, struct stat *st, int *out)
 {
-	_cleanup_close_ int fd = open(real, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	/* The kernel resolves the path once, and the pinned object's own name is
+	 * its canonical path: no realpath() (a readlink per component), and no
+	 * window between what was resolved and what was opened. */
+	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	/* A component swapped for a symlink between realpath() and open() would
-	 * show here: pin only what was checked. */
-	char proc[64], seen[PATH_MAX];
+	char proc[64];
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	ssize_t len = readlink(proc, seen, sizeof(seen) - 1);
+	ssize_t len = readlink(proc, real, PATH_MAX - 1);
 	if (len < 0)
 		return -errno;
-	seen[len] = '\0';
-	if (strcmp(seen, real) != 0)
+	if (len >= PATH_MAX - 1)
+		return -ENAMETOOLONG;
+	real[len] = '\0';
+	/* An object deleted or out of reach meanwhile reads as a name that is
+	 * not its path ("... (deleted)", "(unreachable)..."). */
+	struct stat seen;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	if (real[0] != '/' || lstat(real, &seen) < 0 || seen.st_dev != st->st_dev ||
+	    seen.st_ino != st->st_ino)
 		return -EXDEV;
 	*out = TAKE_FD(fd);
 	return 0;

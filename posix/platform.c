@@ -12,6 +12,7 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -75,9 +76,11 @@ void platform_adopt_orphans(void)
 	/* No portable way: a killed sandbox may still be ending on return. */
 }
 
-int platform_pin_path(const char *real, int *out)
+int platform_pin_path(const char *path, char *real, struct stat *st, int *out)
 {
-	struct stat want, got;
+	if (!realpath(path, real))
+		return -errno;
+	struct stat want;
 	if (lstat(real, &want) < 0)
 		return -errno;
 	if (S_ISLNK(want.st_mode))
@@ -86,9 +89,9 @@ int platform_pin_path(const char *real, int *out)
 	_cleanup_close_ int fd = open(real, flags | (S_ISDIR(want.st_mode) ? O_DIRECTORY : 0));
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &got) < 0)
+	if (fstat(fd, st) < 0)
 		return -errno;
-	if (got.st_dev != want.st_dev || got.st_ino != want.st_ino)
+	if (st->st_dev != want.st_dev || st->st_ino != want.st_ino)
 		return -EXDEV;
 	*out = TAKE_FD(fd);
 	return 0;
