@@ -692,6 +692,11 @@ static int wire_and_release(struct launch *l)
  * reaped or gone, so that nothing of the session outlives the launcher. */
 static void await_sandbox_gone(struct launch *l, int ms)
 {
+	/* Not asked yet (no terminal needed it): the backend's process has
+	 * ended, so asking it now does not wait. */
+	asb_hook_fn await = OP(l, await_start);
+	if (!l->sandbox_known && await)
+		(void)await(host_table(), &l->backend->ctx, l->backend->data);
 	if (!l->sandbox_known || l->sandbox_pid <= 0 || l->sandbox_pid == l->spawned.pid)
 		return;
 	for (int waited = 0; waited < ms; waited += 5) {

@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #define CHUNK    65536
-#define POLL_S   0.2 /* how often the agent's stops are looked for */
-#define FENCE_MS 500 /* the longest wait for the terminal's last answers */
+#define POLL_S   0.2  /* how often the agent's stops are looked for */
+#define FENCE_MS 1500 /* the longest wait for its last answers (slow link, busy host) */
 
 int terminal_open(struct terminal *t, bool filter, uint32_t allow)
 {
@@ -405,9 +405,18 @@ static void fence(struct terminal *t)
 		long left = FENCE_MS - ((now.tv_sec - start.tv_sec) * 1000 +
 		                        (now.tv_nsec - start.tv_nsec) / 1000000);
 		struct pollfd p = {.fd = STDIN_FILENO, .events = POLLIN};
-		if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+		if (left <= 0)
+			break;
+		/* A signal (the sandbox's last processes reaped) is no reason to
+		 * stop waiting: the answer would reach the shell. */
+		int ready = poll(&p, 1, (int)left);
+		if (ready < 0 && errno == EINTR)
+			continue;
+		if (ready <= 0)
 			break;
 		ssize_t n = read(STDIN_FILENO, buf, sizeof(buf));
+		if (n < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
 		if (n <= 0)
 			break;
 		for (ssize_t i = 0; i < n; i++) {
