@@ -124,8 +124,10 @@ for _ in $(seq 150); do kill -0 $pid 2>/dev/null || { ended=0; break; }; sleep 0
 [ $ended -eq 0 ] || kill -KILL $pid
 wait $pid
 code=$?
-ok $([ $ended -eq 0 ] && [ $code -eq 137 ] && ! pgrep -f "$hup_marker" >/dev/null; echo $?) \
+left=$(pgrep -af "$hup_marker" | cut -c1-120)
+ok $([ $ended -eq 0 ] && [ $code -eq 137 ] && [ -z "$left" ]; echo $?) \
     "an agent that ignores SIGHUP is killed after the grace period, nothing left (exit $code)"
+[ -z "$left" ] || diag "left: $left"
 rm -f "$WS/ready.txt"
 nohup "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/basic.cfg" -- -c "echo ready > ready.txt; exec -a $hup_marker sleep 300" >/dev/null 2>&1 &
 pid=$!
