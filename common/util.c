@@ -142,6 +142,34 @@ int read_file(const char *path, char **out, size_t *len_out)
 	return 0;
 }
 
+int read_regular_fd(int fd, size_t max, char **out, size_t *len_out)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
+	if ((unsigned long long)st.st_size > max)
+		return -EFBIG;
+	char *buf = malloc((size_t)st.st_size + 1);
+	if (!buf)
+		return -ENOMEM;
+	size_t len = 0;
+	while (len < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		len += (size_t)n;
+	}
+	buf[len] = '\0';
+	*out = buf;
+	if (len_out)
+		*len_out = len;
+	return 0;
+}
+
 static int rm_rf_at(int dirfd, const char *name)
 {
 	_cleanup_close_ int fd =

@@ -87,6 +87,10 @@ size_t path_depth(const char *path);
 int write_all(int fd, const void *buf, size_t len);
 /* Read a whole (small) file into a NUL-terminated buffer. */
 int read_file(const char *path, char **out, size_t *len_out);
+/* A regular file's whole content from fd, in one buffer of its exact size
+ * (growing one would leave copies of a secret behind), NUL-terminated:
+ * -EISDIR, -EINVAL (not a regular file), -EFBIG (larger than max). */
+int read_regular_fd(int fd, size_t max, char **out, size_t *len_out);
 /* Recursively remove a directory tree without following symlinks. */
 int rm_rf(const char *path);
 /* mkdir -p with mode for the created components. */

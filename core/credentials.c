@@ -54,38 +54,10 @@ static void wipe_free(char *s)
 /* A secret file, read into one exact buffer (no copies left behind by growing). */
 static int read_secret_file(const char *path, char **out, size_t *len)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return -errno;
-	struct stat st;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		int r = S_ISDIR(st.st_mode) ? -EISDIR : -EINVAL;
-		close(fd);
-		return r;
-	}
-	if ((size_t)st.st_size > SECRET_FILE_MAX) {
-		close(fd);
-		return -EFBIG;
-	}
-	char *b = malloc((size_t)st.st_size + 1);
-	if (!b) {
-		close(fd);
-		return -ENOMEM;
-	}
-	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t n = read(fd, b + got, (size_t)st.st_size - got);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	close(fd);
-	b[got] = '\0';
-	*out = b;
-	*len = got;
-	return 0;
+	return read_regular_fd(fd, SECRET_FILE_MAX, out, len);
 }
 
 static int expand(const char *raw, const char *where, const char *what, char **out)

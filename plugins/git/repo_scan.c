@@ -203,22 +203,10 @@ static bool reads_worktree_config(const char *gitdir)
 		return true;
 	_cleanup_close_ int fd =
 	    open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	struct stat st;
-	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (1 << 20))
-		return true;
-	_cleanup_free_ char *text = malloc((size_t)st.st_size + 1);
-	if (!text)
-		return true;
+	_cleanup_free_ char *text = NULL;
 	size_t len = 0;
-	while (len < (size_t)st.st_size) {
-		ssize_t n = read(fd, text + len, (size_t)st.st_size - len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		len += (size_t)n;
-	}
-	text[len] = '\0';
+	if (fd < 0 || read_regular_fd(fd, 1 << 20, &text, &len) < 0)
+		return true;
 	return memchr(text, '\0', len) || strcasestr(text, "worktreeconfig");
 }
 
