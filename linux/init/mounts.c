@@ -406,14 +406,26 @@ static int stat_is(int fd, mode_t type)
 	return (st.st_mode & S_IFMT) == type ? 0 : type == S_IFDIR ? -ENOTDIR : -EISDIR;
 }
 
-static int tmpfs(const struct record *r)
+/* An O_PATH fd on the mount point at path, made where missing, which must
+ * be of `type` (a directory for a tmpfs, a file for a file). */
+static int mount_point(const char *path, mode_t type)
 {
-	_autoclose_ int fd = resolve_or_make(r->path, S_IFDIR);
+	int fd = resolve_or_make(path, type);
 	if (fd < 0)
 		return fd;
-	int e = stat_is(fd, S_IFDIR);
-	if (e < 0)
+	int e = stat_is(fd, type);
+	if (e < 0) {
+		close(fd);
 		return e;
+	}
+	return fd;
+}
+
+static int tmpfs(const struct record *r)
+{
+	_autoclose_ int fd = mount_point(r->path, S_IFDIR);
+	if (fd < 0)
+		return fd;
 	char p[32], opts[32];
 	snprintf(opts, sizeof(opts), "mode=0%o", r->mode);
 	unsigned long flags = MS_NOSUID | MS_NODEV | (r->op == OP_ROTMPFS ? MS_RDONLY : 0);
@@ -469,12 +481,10 @@ static int stage_close(struct staging *s)
 
 static int file(struct staging *s, const struct record *r, bool legacy)
 {
-	_autoclose_ int dest = resolve_or_make(r->path, S_IFREG);
+	_autoclose_ int dest = mount_point(r->path, S_IFREG);
 	if (dest < 0)
 		return dest;
-	int e = stat_is(dest, S_IFREG);
-	if (e < 0)
-		return e;
+	int e;
 	if (s->fd < 0 && (e = stage_open(s)) < 0)
 		return e;
 	char name[16];
