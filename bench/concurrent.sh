@@ -28,7 +28,15 @@ for i in $(seq 20); do
     single+=($(($(now_us) - t0)))
 done
 
+# The CPU time (user + system) that this shell's children used so far, in µs:
+# the launches' own, bubblewrap's and the sandboxes' included.
+children_cpu_us() {
+    times >"$WORK/times" # in this shell: a pipe would time a subshell
+    tail -n 1 "$WORK/times" | awk '{ t = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); t += a[1] * 60 + a[2] } printf "%d", t * 1e6 }'
+}
+
 # All at once: each records its own start and end.
+children_cpu_us >"$WORK/cpu0"
 for i in $(seq "$N"); do
     (
         t0=$(now_us)
@@ -37,6 +45,8 @@ for i in $(seq "$N"); do
     ) &
 done
 wait
+children_cpu_us >"$WORK/cpu1"
+cpu=$(($(cat "$WORK/cpu1") - $(cat "$WORK/cpu0")))
 
 failed=0
 conc=()
@@ -60,4 +70,11 @@ max=$(pct 100 "${conc[@]}")
 echo "single launch median: $((med / 1000)).$(((med % 1000) / 100)) ms"
 echo "$N concurrent: failed $failed, p50 $((p50 / 1000)) ms, p95 $((p95 / 1000)) ms, max $((max / 1000)) ms"
 awk -v a="$p95" -v b="$med" 'BEGIN{printf "p95 / single median: %.1fx\n", a / b}'
+# What the cores allow: all N launches' CPU time spread over every core is
+# the least time the last of them can end in. max near it: the launches wait
+# for CPU, not for one another (a lock would push max above it).
+cores=$(nproc)
+awk -v c="$cpu" -v n="$N" -v k="$cores" -v m="$max" -v med="$med" 'BEGIN{
+    printf "CPU: %.1f ms per launch; all %d over %d cores: %.0f ms at the least (%.1fx the single median); max / that: %.2f\n",
+        c / n / 1000, n, k, c / k / 1000, c / k / med, m / (c / k) }'
 [ "$failed" = 0 ]
