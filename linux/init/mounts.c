@@ -11,7 +11,8 @@
  *
  *   ro DEV INO PATH       bind PATH over itself read-only (nosuid, nodev,
  *   rw DEV INO PATH       recursive); what is at PATH must be DEV:INO
- *   tmpfs MODE PATH       a fresh tmpfs (nosuid, nodev) on the directory PATH
+ *   tmpfs MODE PATH       an empty directory of MODE (nosuid, nodev), its own
+ *                         mount, on the directory PATH
  *   rotmpfs MODE PATH     the same, read-only
  *   file MODE LEN PATH    a read-only file of LEN bytes (the next LEN bytes
  *                         of the list, then a newline) bound on the file PATH
@@ -421,19 +422,6 @@ static int mount_point(const char *path, mode_t type)
 	return fd;
 }
 
-static int tmpfs(const struct record *r)
-{
-	_autoclose_ int fd = mount_point(r->path, S_IFDIR);
-	if (fd < 0)
-		return fd;
-	char p[32], opts[32];
-	snprintf(opts, sizeof(opts), "mode=0%o", r->mode);
-	unsigned long flags = MS_NOSUID | MS_NODEV | (r->op == OP_ROTMPFS ? MS_RDONLY : 0);
-	if (mount("tmpfs", fd_path(fd, p), "tmpfs", flags, opts) < 0)
-		return -errno;
-	return 0;
-}
-
 static int bind_self(const struct record *r, bool legacy)
 {
 	_autoclose_ int fd = resolve(r->path);
@@ -449,8 +437,9 @@ static int bind_self(const struct record *r, bool legacy)
 	return bind(fd, fd, r->path, r->op == OP_RO, legacy);
 }
 
-/* The files' contents live on a tmpfs stacked over ASB_RUN_DIR while the
- * mounts are made; their binds keep it alive after it is detached. */
+/* The files' contents and the tmpfs directories live on one tmpfs stacked
+ * over ASB_RUN_DIR while the mounts are made; their binds keep it alive
+ * after it is detached. */
 struct staging {
 	int fd; /* its root, or -1 */
 	unsigned next;
@@ -509,8 +498,33 @@ static int file(struct staging *s, const struct record *r, bool legacy)
 	return bind(src, dest, r->path, true, legacy);
 }
 
+/* A directory of the staging tmpfs bound on the directory at path: one
+ * tmpfs for every ephemeral directory and directory mask, not a superblock
+ * made and torn down for each. Nothing reaches the staging root once it is
+ * detached: each directory is the root of its own mount. */
+static int tmpfs(struct staging *s, const struct record *r, bool legacy)
+{
+	_autoclose_ int dest = mount_point(r->path, S_IFDIR);
+	if (dest < 0)
+		return dest;
+	int e;
+	if (s->fd < 0 && (e = stage_open(s)) < 0)
+		return e;
+	char name[16];
+	snprintf(name, sizeof(name), "%u", s->next++);
+	if (mkdirat(s->fd, name, 0700) < 0)
+		return -errno;
+	_autoclose_ int src = openat(s->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (src < 0)
+		return -errno;
+	if (fchmod(src, r->mode) < 0)
+		return -errno;
+	return bind(src, dest, r->path, r->op == OP_ROTMPFS, legacy);
+}
+
 int init_mounts_apply(int fd, bool legacy, const char **what)
 {
+	static char failed_path[PATH_MAX];
 	char *buf = NULL;
 	size_t len = 0;
 	struct record *recs = NULL;
@@ -533,7 +547,9 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 	}
 	struct staging stage = {.fd = -1};
 	for (size_t i = 0; i < n && r >= 0; i++) {
-		*what = recs[i].path;
+		/* A copy: the list is freed before the caller reports it. */
+		snprintf(failed_path, sizeof(failed_path), "%s", recs[i].path);
+		*what = failed_path;
 		switch (recs[i].op) {
 		case OP_RO:
 		case OP_RW:
@@ -541,7 +557,7 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 			break;
 		case OP_TMPFS:
 		case OP_ROTMPFS:
-			r = tmpfs(&recs[i]);
+			r = tmpfs(&stage, &recs[i], legacy);
 			break;
 		case OP_FILE:
 			r = file(&stage, &recs[i], legacy);

@@ -260,7 +260,10 @@ static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct
 			continue;
 		if (c && c->state == COPY_FILE)
 			r = render_copy(host, ctx, c->fd, c->mode, e.dest);
-		else if (d >= 0 && e.type == ASB_ENTRY_FILE)
+		else if ((d >= 0 || path_is_within(e.dest, ASB_RUN_DIR)) &&
+		         e.type == ASB_ENTRY_FILE)
+			/* In a tmpfs of ours made read-only at the end (ASB_RUN_DIR's:
+			 * the seccomp filter): a copy, not a bind. */
 			r = render_copy(host, ctx, e.fd, e.mode ? e.mode : 0444, e.dest);
 		else
 			r = render_entry(host, ctx, &e);

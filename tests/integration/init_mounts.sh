@@ -90,4 +90,49 @@ for bad in "ro 1 2 relative/path" "ro 1 $TEST_TMP/sym/real/d" "tmpfs 0755 $TEST_
 done
 out=$(run_init "ro $(st "$TEST_TMP/sym/real/d") $TEST_TMP/sym/real/d")
 ok $(! grep -q ran <<<"$out"; echo $?) "a record without its newline is refused"
+# The minimal plan's masks (projectfiles, at the workspace root), by
+# bubblewrap (auto) and by init (forced): each directory its own mount,
+# writable inside and apart from the others, nothing reaching the host; the
+# file masks, /run/agentsandbox (its seccomp filter a copy now, not a bind)
+# and /etc read-only; nothing renamed or unmounted, with the filter's mount
+# group lifted.
+MWS="$TEST_TMP/mws"
+mkdir -p "$MWS"
+printf 'sandbox: { command = "sh"; packages = [ "sh", "cat", "touch", "mkdir", "mv", "stat", "grep", "umount", "chmod" ]; };\nnetwork: { enabled = false; };\nplugins: { probe: { lift = [ "mount" ]; }; };\n' >"$TEST_TMP/m.cfg"
+masks_inside='cd "$1" || exit 1
+  for d in .claude .vscode; do grep -q " $1/$d rw,nosuid,nodev" /proc/self/mountinfo && echo "MOUNT $d"; done
+  mkdir .claude/commands && echo x >.claude/commands/c && echo MADE
+  [ -e .vscode/commands ] && echo SHARED
+  stat -c "MODE %n %a" .claude .vscode .mcp.json
+  echo x >>.mcp.json 2>/dev/null && echo WROTE-MASK
+  mv .claude .claude.old 2>/dev/null && echo RENAMED
+  umount .claude 2>/dev/null && echo UMOUNTED; umount -l .mcp.json 2>/dev/null && echo UMOUNTED
+  echo x >/run/agentsandbox/seccomp.bpf 2>/dev/null && echo WROTE-RUN
+  chmod 0666 /run/agentsandbox/seccomp.bpf 2>/dev/null && echo CHMOD-RUN
+  touch /run/agentsandbox/new 2>/dev/null && echo WROTE-RUN
+  umount /run/agentsandbox 2>/dev/null && echo UMOUNTED
+  touch /etc/new 2>/dev/null && echo WROTE-ETC
+  echo ran'
+for mode in always auto; do
+    out=$(cd "$MWS" && "$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/m.cfg" \
+        --bwrap-init-mounts $mode -- -c "$masks_inside" sh "$MWS" 2>&1)
+    ok $(grep -qx ran <<<"$out" && grep -qx 'MOUNT .claude' <<<"$out" && grep -qx 'MOUNT .vscode' <<<"$out" &&
+        grep -qx MADE <<<"$out" && ! grep -q 'SHARED\|WROTE\|RENAMED\|UMOUNTED\|CHMOD' <<<"$out" &&
+        grep -qx 'MODE .claude 755' <<<"$out" && grep -qx 'MODE .mcp.json 444' <<<"$out"; echo $?) \
+        "$mode: mask directories are separate writable mounts; mask files, /run/agentsandbox, /etc read-only; nothing renamed or unmounted: $out"
+    ok $([ -z "$(ls -A "$MWS")" ]; echo $?) "$mode: nothing of the masks is left on the host ($(ls -A "$MWS" | tr '\n' ' '))"
+done
+
+# init's tmpfs records are directories of its one staging tmpfs: their
+# modes, read-only where asked, apart from each other, the staging gone.
+printf 'asb-init-mounts 1\nrotmpfs 0555 %s\ntmpfs 0700 %s\ntmpfs 0755 %s\n' "$TEST_TMP/sym/real/ro" \
+    "$TEST_TMP/sym/real/a" "$TEST_TMP/sym/real/b" >"$TEST_TMP/list"
+out=$(bwrap --unshare-user --unshare-pid --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP \
+    --ro-bind / / --proc /proc --dev /dev --bind "$TEST_TMP/sym" "$TEST_TMP/sym" \
+    --tmpfs /run --dir /run/agentsandbox "$INIT" --mounts-fd 3 -- /bin/sh -c "cd $TEST_TMP/sym/real
+      stat -c '%n %a' ro a b; touch ro/x 2>/dev/null && echo WROTE-RO; touch a/x && [ ! -e b/x ] && echo APART
+      ls -A /run/agentsandbox | grep -q . && echo STAGING-LEFT; echo ran" 3<"$TEST_TMP/list" 2>&1)
+ok $(grep -qx ran <<<"$out" && grep -qx 'ro 555' <<<"$out" && grep -qx 'a 700' <<<"$out" &&
+    grep -qx 'b 755' <<<"$out" && grep -qx APART <<<"$out" && ! grep -q 'WROTE-RO\|STAGING-LEFT' <<<"$out"; echo $?) \
+    "init's tmpfs records: their modes, read-only where asked, apart from each other, the staging tmpfs gone: $out"
 done_testing
