@@ -190,11 +190,11 @@ int loader_discover(const struct strv *dirs, struct catalog *out)
 	return r;
 }
 
-void catalog_free(struct catalog *c)
+static void catalog_release(struct catalog *c, bool unmap)
 {
 	for (size_t i = 0; i < c->n; i++) {
 		struct found_plugin *f = &c->v[i];
-		if (f->handle && !f->taken)
+		if (unmap && f->handle && !f->taken)
 			dlclose(f->handle);
 		free(f->name);
 		free(f->path);
@@ -202,6 +202,16 @@ void catalog_free(struct catalog *c)
 	}
 	free(c->v);
 	*c = (struct catalog){0};
+}
+
+void catalog_free(struct catalog *c)
+{
+	catalog_release(c, true);
+}
+
+void catalog_free_at_exit(struct catalog *c)
+{
+	catalog_release(c, false);
 }
 
 int loader_take(struct catalog *c, const char *name, const struct strv *dirs,

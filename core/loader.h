@@ -69,6 +69,10 @@ int loader_discover(const struct strv *dirs, struct catalog *out);
 const struct found_plugin *catalog_find(const struct catalog *c, const char *name);
 /* Release what no loaded_plugin took (dlclose: none of it ran). */
 void catalog_free(struct catalog *c);
+/* The same, in a process that exits next: the plugins no one took stay
+ * mapped, for the exit to unmap them all at once (a dlclose each costs
+ * more than the exit does for all of them). */
+void catalog_free_at_exit(struct catalog *c);
 
 /* Take `name` from the catalog into `out` (-ENOENT naming the search path,
  * or the plugin's own load error). */

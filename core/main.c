@@ -340,19 +340,19 @@ int main(int argc, char **argv)
 	struct cli c;
 	int r = discover(argc, argv, &plugins);
 	if (r < 0) {
-		catalog_free(&plugins);
+		catalog_free_at_exit(&plugins);
 		return fail(r);
 	}
 	r = cli_parse(argc, argv, &plugins, &c);
 	if (r < 0) {
 		cli_free(&c);
-		catalog_free(&plugins);
+		catalog_free_at_exit(&plugins);
 		return fail(r);
 	}
 	if (c.mode == MODE_HELP) {
 		cli_usage(stdout, &plugins);
 		cli_free(&c);
-		catalog_free(&plugins);
+		catalog_free_at_exit(&plugins);
 		return 0;
 	}
 	if (c.mode == MODE_COMPLETION || c.mode == MODE_INIT) {
@@ -364,14 +364,14 @@ int main(int argc, char **argv)
 			printf("wrote %s\nrun it from a project directory: agentsandbox %s\n",
 			       written, c.agent);
 		cli_free(&c);
-		catalog_free(&plugins);
+		catalog_free_at_exit(&plugins);
 		return r < 0 ? fail(r) : 0;
 	}
 	if (c.mode == MODE_VERSION) {
 		printf("agentsandbox %s (plugin ABI %u.%u)\n", ASB_VERSION, ASB_ABI_MAJOR,
 		       ASB_ABI_MINOR);
 		cli_free(&c);
-		catalog_free(&plugins);
+		catalog_free_at_exit(&plugins);
 		return 0;
 	}
 
@@ -394,7 +394,7 @@ int main(int argc, char **argv)
 			           : subcommand_plugins(&plugins, stdout);
 		policy_free(&p);
 		cli_free(&c);
-		catalog_free(&plugins);
+		catalog_free_at_exit(&plugins);
 		return code;
 	}
 
@@ -451,6 +451,6 @@ out_launch:
 out_policy:
 	policy_free(&p);
 	cli_free(&c);
-	catalog_free(&plugins);
+	catalog_free_at_exit(&plugins);
 	return code;
 }

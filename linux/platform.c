@@ -169,19 +169,12 @@ int platform_landlock_abi(void)
 /* The compiled filter as a FILE entry for the init helper. */
 static int add_filter(struct plan *plan, uint32_t lifted)
 {
-	_cleanup_close_ int fd = -1;
-	int r = seccomp_compile(lifted, &fd);
+	_cleanup_free_ struct sock_filter *prog = NULL;
+	size_t n = 0;
+	int r = seccomp_program(lifted, true, &prog, &n, NULL);
 	if (r < 0)
 		return r;
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	_cleanup_free_ char *prog = malloc((size_t)st.st_size + 1);
-	if (!prog)
-		return -ENOMEM;
-	if (pread(fd, prog, (size_t)st.st_size, 0) != st.st_size)
-		return -EIO;
-	return plan_file(plan, PLAN_SECCOMP, prog, (size_t)st.st_size, 0444, "core");
+	return plan_file(plan, PLAN_SECCOMP, prog, n * sizeof(*prog), 0444, "core");
 }
 
 int platform_hardening_plan(struct plan *plan, const struct hardening_intent *h, uint32_t *applied)

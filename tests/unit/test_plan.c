@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "launch.h"
+#include "layout.h"
 #include "loader.h"
 #include "log.h"
 #include "plan.h"
@@ -15,6 +16,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,6 +151,64 @@ static void test_paths(void **state)
 	assert_int_equal(plan_entry(&plan, ASB_ENTRY_FILE, 0, 0, NULL, "/a/../b", "x", 1, "t"),
 	                 -EINVAL);
 	plan_free(&plan);
+}
+
+static const char *path_only(const char *name, void *ud)
+{
+	(void)ud;
+	return strcmp(name, "PATH") == 0 ? "/usr/bin:/bin" : NULL;
+}
+
+/* Each common tool is the host's /usr/bin (then /bin) binary of that name,
+ * a symlink (sh, awk) followed to the file it names; one that is missing,
+ * or not an executable file, is not on PATH. The expected value is worked
+ * out here from the file system, not from the plan's own lookup. */
+static void test_common_tools(void **state)
+{
+	(void)state;
+	struct policy p;
+	policy_init(&p);
+	char home[512];
+	snprintf(home, sizeof(home), "%s/home", tmp);
+	assert_int_equal(mkdir(home, 0700), 0);
+	p.home = strdup(home);
+	p.user = strdup("tester");
+	p.workspace.value = strdup(tmp);
+	p.command.value = strdup("true");
+	struct plan plan = {0};
+	int r = layout_build(&plan, &p, false, path_only, NULL);
+	if (r < 0)
+		fail_msg("layout_build: %s", err_get() ? err_get() : strerror(-r));
+	size_t found = 0;
+	for (const char *const *t = layout_common_tools; *t; t++) {
+		char want[PATH_MAX] = "";
+		static const char *const dirs[] = {"/usr/bin", "/bin"};
+		for (size_t d = 0; d < 2 && !want[0]; d++) {
+			char path[PATH_MAX];
+			struct stat st;
+			snprintf(path, sizeof(path), "%s/%s", dirs[d], *t);
+			if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && (st.st_mode & 0111))
+				assert_non_null(realpath(path, want));
+		}
+		const struct plan_exec *e = plan_find_exec(&plan, *t);
+		if (!want[0]) {
+			assert_null(e);
+			continue;
+		}
+		assert_non_null(e);
+		char real[PATH_MAX];
+		assert_non_null(realpath(e->target, real));
+		if (strcmp(real, want) != 0)
+			fail_msg("%s: %s on PATH, expected %s", *t, e->target, want);
+		/* A symlink is named by its target, the file that is bound. */
+		struct stat lst;
+		assert_int_equal(lstat(e->target, &lst), 0);
+		assert_true(S_ISREG(lst.st_mode));
+		found++;
+	}
+	assert_true(found > 10); /* cat, ls, sh, ... on any host that runs this */
+	plan_free(&plan);
+	policy_free(&p);
 }
 
 static void expect_take_error(struct catalog *c, const char *name, const char *needle)
@@ -344,10 +404,10 @@ static void test_sessions(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_env),      cmocka_unit_test(test_parent_first),
-	    cmocka_unit_test(test_execs),    cmocka_unit_test(test_paths),
-	    cmocka_unit_test(test_loader),   cmocka_unit_test(test_bwrap_render),
-	    cmocka_unit_test(test_sessions),
+	    cmocka_unit_test(test_env),          cmocka_unit_test(test_parent_first),
+	    cmocka_unit_test(test_execs),        cmocka_unit_test(test_paths),
+	    cmocka_unit_test(test_common_tools), cmocka_unit_test(test_loader),
+	    cmocka_unit_test(test_bwrap_render), cmocka_unit_test(test_sessions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
