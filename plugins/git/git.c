@@ -229,10 +229,6 @@ static int apply_mount(const struct asb_host *host, struct asb_ctx *ctx, const s
 		e.type = ASB_ENTRY_EPHEMERAL;
 		e.mode = 0755;
 		return host->plan_entry(ctx, &e);
-	case RS_MASK_AS_DIR:
-		e.type = ASB_ENTRY_EPHEMERAL;
-		e.mode = 0555;
-		return host->plan_entry(ctx, &e);
 	}
 	return -EINVAL;
 }
@@ -285,12 +281,6 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 			host->log(ctx, ASB_LOG_INFO,
 			          "%s is missing: an empty writable directory in the sandbox (%s)",
 			          m->path, m->why);
-		else if (m->op == RS_MASK_AS_DIR)
-			host->log(ctx, ASB_LOG_INFO,
-			          "%s is missing: masked by an empty directory, which git reads as "
-			          "no file (%s)%s",
-			          m->path, m->why,
-			          m->placeholder ? "; its mount point is removed after exit" : "");
 		else
 			host->log(ctx, ASB_LOG_INFO,
 			          "%s is missing: masked by an empty read-only %s (%s)%s", m->path,
@@ -380,8 +370,7 @@ static int git_describe(const struct asb_host *host, struct asb_ctx *ctx, void *
 			                                             : g->scan.repos[i].gitdir);
 	for (size_t i = 0; i < g->scan.n_mounts && r >= 0; i++) {
 		const struct rs_mount *m = &g->scan.mounts[i];
-		if (m->op == RS_BIND_RO || m->op == RS_MASK_FILE || m->op == RS_MASK_DIR ||
-		    m->op == RS_MASK_AS_DIR)
+		if (m->op == RS_BIND_RO || m->op == RS_MASK_FILE || m->op == RS_MASK_DIR)
 			r = host->describe(ctx, m->op == RS_BIND_RO ? "read_only" : "masked",
 			                   m->path);
 	}

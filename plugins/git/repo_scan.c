@@ -193,23 +193,6 @@ static int read_commondir(const char *gitdir, char **out)
 	return resolve_dir(gitdir, content, out);
 }
 
-/* Does git read config.worktree here? Only under extensions.worktreeConfig,
- * which git takes from this very file (no includes), and which the agent
- * cannot add (the file is read-only). Unsure (unreadable): yes. */
-static bool reads_worktree_config(const char *gitdir)
-{
-	_cleanup_free_ char *path = path_join(gitdir, "config");
-	if (!path)
-		return true;
-	_cleanup_close_ int fd =
-	    open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-	_cleanup_free_ char *text = NULL;
-	size_t len = 0;
-	if (fd < 0 || read_regular_fd(fd, 1 << 20, &text, &len) < 0)
-		return true;
-	return memchr(text, '\0', len) || strcasestr(text, "worktreeconfig");
-}
-
 /* A path the host trusts: bound read-only, or masked when it does not exist. */
 /* Can this user create an entry in `dir`? When not (a root-owned git dir,
  * a read-only file system), nothing inside can either, and a mask there
@@ -416,16 +399,11 @@ static int add_gitdir(struct scan *s, const char *path, bool worktree_admin)
 		    (ret = protect_path(s, path, "config.worktree", RS_MASK_FILE, "config")) < 0)
 			return ret;
 	} else {
-		/* git reads a directory at info/attributes as empty attributes, and
-		 * at config.worktree as an error, but only under
-		 * extensions.worktreeConfig; alternates it warns about. */
-		int worktree_config = reads_worktree_config(path) ? RS_MASK_FILE : RS_MASK_AS_DIR;
 		if ((ret = protect_path(s, path, "hooks", RS_MASK_DIR, "hooks")) < 0 ||
 		    (ret = protect_path(s, path, "config", RS_MASK_FILE, "config")) < 0 ||
-		    (ret = protect_path(s, path, "config.worktree", worktree_config, "config")) <
+		    (ret = protect_path(s, path, "config.worktree", RS_MASK_FILE, "config")) < 0 ||
+		    (ret = protect_nested(s, path, "info/attributes", RS_MASK_FILE, "attributes")) <
 		        0 ||
-		    (ret = protect_nested(s, path, "info/attributes", RS_MASK_AS_DIR,
-		                          "attributes")) < 0 ||
 		    (ret = protect_nested(s, path, "objects/info/alternates", RS_MASK_FILE,
 		                          "alternates")) < 0)
 			return ret;
@@ -775,7 +753,7 @@ static int pin_ancestors(struct scan *s)
 	size_t n = s->r->n_mounts;
 	for (size_t i = 0; i < n; i++) {
 		const struct rs_mount *m = &s->r->mounts[i];
-		if ((m->op == RS_MASK_FILE || m->op == RS_MASK_AS_DIR) && !m->placeholder)
+		if (m->op == RS_MASK_FILE && !m->placeholder)
 			continue; /* inside a tmpfs of ours */
 		if (!(path_is_within(m->path, s->ws) && strcmp(m->path, s->ws) != 0))
 			continue;
@@ -881,8 +859,6 @@ const char *rs_op_name(int op)
 		return "mask-dir";
 	case RS_TMPFS:
 		return "tmpfs";
-	case RS_MASK_AS_DIR:
-		return "mask-as-dir";
 	}
 	return "?";
 }

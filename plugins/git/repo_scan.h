@@ -15,10 +15,6 @@
 #define RS_MASK_FILE 3 /* missing file: an empty read-only file */
 #define RS_MASK_DIR  4 /* missing directory: an empty read-only directory */
 #define RS_TMPFS     5 /* missing directory: an empty writable tmpfs (holds a mask) */
-/* Missing file that git reads as empty when a directory is there: an empty
- * tmpfs (mode 0555), which costs bubblewrap no bind, and so no re-read of the
- * mount table. */
-#define RS_MASK_AS_DIR 6
 
 /* Why a scan stopped early (rs_result.limits_hit). */
 #define RS_LIMIT_REPOS 0x1u

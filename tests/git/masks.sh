@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
-# A missing info/attributes or config.worktree is masked by an empty tmpfs
-# directory (no bind: bubblewrap re-reads the mount table for each one).
-# The agent cannot remove, rename or replace it; what it writes inside stays
-# in the sandbox, and git reads nothing there. Under extensions.worktreeConfig
-# (where git fails on a directory) config.worktree is masked by a file.
+# A missing info/attributes or config.worktree is masked by an empty
+# read-only file (under extensions.worktreeConfig too, where git reads it).
+# The agent cannot write, remove, rename or replace it, git reads nothing
+# there, and its mount point is gone from the host after the sandbox.
 . "$(dirname "$0")/common.sh"
 
 W=$TEST_TMP/ws
@@ -17,18 +16,17 @@ write_cfg identity
 script='
 M='"$MARK"'
 attack() { local name=$1; shift; if ( eval "$*" ) >/dev/null 2>&1; then echo "PLANTED $name"; else echo "BLOCKED $name"; fi; }
-attack rmdir-attributes "rmdir .git/info/attributes"
+attack write-attributes "echo \"* diff=x\" > .git/info/attributes"
+attack chmod-attributes "chmod u+w .git/info/attributes"
 attack rm-attributes "rm -rf .git/info/attributes"
 attack mv-attributes "mv .git/info/attributes .git/info/x"
 attack mv-over-attributes "echo \"* diff=x\" > .git/info/new && mv -T .git/info/new .git/info/attributes"
-attack rmdir-worktree-config "rmdir .git/config.worktree"
+attack write-worktree-config "printf \"[core]\\n\\tfsmonitor = touch $M\\n\" > .git/config.worktree"
+attack rm-worktree-config "rm -f .git/config.worktree"
 attack mv-over-worktree-config "printf \"[core]\\n\\tfsmonitor = touch $M\\n\" > .git/wc && mv -T .git/wc .git/config.worktree"
 attack worktree-config-ext "printf \"[core]\\n\\tfsmonitor = touch $M\\n\" > wtc/.git/config.worktree"
 attack worktree-config-ext-cmd "git -C wtc config --worktree core.fsmonitor \"touch $M\""
-# Inside the tmpfs the agent may write (it owns it); git reads none of it.
-chmod u+w .git/info/attributes .git/config.worktree 2>/dev/null
-echo "* diff=x" > .git/info/attributes/attributes 2>/dev/null
-printf "[core]\n\tfsmonitor = touch $M\n" > .git/config.worktree/config.worktree 2>/dev/null
+[ -f .git/info/attributes ] && ! [ -s .git/info/attributes ] && [ -f .git/config.worktree ] && echo EMPTY masks
 [ -z "$(git check-attr diff file | grep -v unspecified)" ] && echo IGNORED attributes
 [ -z "$(git config core.fsmonitor)" ] && echo IGNORED worktree-config
 git status --porcelain >/dev/null 2>"$HOME/err" && ! [ -s "$HOME/err" ] && echo QUIET status
@@ -37,12 +35,13 @@ echo two >> file && git commit -qam two 2>"$HOME/err" && ! [ -s "$HOME/err" ] &&
 '
 out=$(inside "$W" "$script" 2>&1)
 ok $? "the sandbox ran"
-for a in rmdir-attributes rm-attributes mv-attributes mv-over-attributes rmdir-worktree-config \
-    mv-over-worktree-config worktree-config-ext worktree-config-ext-cmd; do
+for a in write-attributes chmod-attributes rm-attributes mv-attributes mv-over-attributes \
+    write-worktree-config rm-worktree-config mv-over-worktree-config worktree-config-ext \
+    worktree-config-ext-cmd; do
     grep -qx "BLOCKED $a" <<<"$out"
     ok $? "blocked inside: $a"
 done
-for w in "IGNORED attributes" "IGNORED worktree-config" "QUIET status" "QUIET wtc-status" \
+for w in "EMPTY masks" "IGNORED attributes" "IGNORED worktree-config" "QUIET status" "QUIET wtc-status" \
     "QUIET commit"; do
     grep -qx "$w" <<<"$out"
     ok $? "inside: $w"

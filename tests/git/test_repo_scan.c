@@ -123,10 +123,9 @@ static void expect_gitdir_protected(const struct rs_result *r, const char *g)
 #define SUB(x) (snprintf(p, sizeof(p), "%s/%s", g, x), p)
 	expect(r, SUB("hooks"), RS_BIND_RO, 0);
 	expect(r, SUB("config"), RS_BIND_RO, 0);
-	/* git reads neither as a file when a directory is there: no bind */
-	expect(r, SUB("config.worktree"), RS_MASK_AS_DIR, 1);
+	expect(r, SUB("config.worktree"), RS_MASK_FILE, 1);
 	expect(r, SUB("info"), RS_BIND_RW, 0);
-	expect(r, SUB("info/attributes"), RS_MASK_AS_DIR, 1);
+	expect(r, SUB("info/attributes"), RS_MASK_FILE, 1);
 	expect(r, SUB("objects"), RS_BIND_RW, 0);
 	expect(r, SUB("objects/info"), RS_BIND_RW, 0);
 	expect(r, SUB("objects/info/alternates"), RS_MASK_FILE, 1);
@@ -155,21 +154,21 @@ static void test_missing_paths(void **state)
 	assert_int_equal(scan("ws", &r), 0);
 	expect(&r, "ws/.git/hooks", RS_MASK_DIR, 1);
 	expect(&r, "ws/.git/info", RS_TMPFS, 1);
-	expect(&r, "ws/.git/info/attributes", RS_MASK_AS_DIR, 0); /* inside the tmpfs */
+	expect(&r, "ws/.git/info/attributes", RS_MASK_FILE, 0); /* inside the tmpfs */
 	expect(&r, "ws/.git/config.worktree", RS_BIND_RO, 0);
 	expect_parents_first(&r);
 	rs_result_free(&r);
 }
 
-/* Under extensions.worktreeConfig git fails on a directory at config.worktree:
- * there it is masked by a file. */
+/* Under extensions.worktreeConfig git reads config.worktree: masked by a file
+ * as everywhere. */
 static void test_worktree_config_extension(void **state)
 {
 	sh(GIT "init -q ws && " GIT "-C ws config extensions.worktreeConfig true");
 	struct rs_result r;
 	assert_int_equal(scan("ws", &r), 0);
 	expect(&r, "ws/.git/config.worktree", RS_MASK_FILE, 1);
-	expect(&r, "ws/.git/info/attributes", RS_MASK_AS_DIR, 1);
+	expect(&r, "ws/.git/info/attributes", RS_MASK_FILE, 1);
 	rs_result_free(&r);
 }
 
