@@ -39,10 +39,87 @@ static bool under_system_root(const char *path)
 	return false;
 }
 
-static int push2(struct strv *out, const char *opt, const char *arg)
+/* '/' before every other byte (and the end before '/'): a path's
+ * descendants sort right after it. */
+static int path_order(const void *a, const void *b)
 {
-	int r = strv_push(out, opt);
-	return r < 0 ? r : strv_push(out, arg);
+	const unsigned char *x = *(const unsigned char *const *)a;
+	const unsigned char *y = *(const unsigned char *const *)b;
+	for (;; x++, y++) {
+		int cx = *x == '/' ? 1 : *x ? *x + 1 : 0, cy = *y == '/' ? 1 : *y ? *y + 1 : 0;
+		if (cx != cy || !cx)
+			return cx - cy;
+	}
+}
+
+/* `opt` for each of `paths` that no other of them holds. Landlock grants an
+ * object what the rules on every directory above it in the sandbox's view
+ * allow (mount points included), so a rule beneath another of its kind adds
+ * nothing there, and costs init an open, a fstat and a system call (the git
+ * plugin's pinned directories are hundreds). Leaving one out can only take
+ * rights away: from the same directory seen elsewhere. */
+static int push_outermost(struct strv *out, const char *opt, struct strv *paths)
+{
+	if (paths->n > 1)
+		qsort(paths->v, paths->n, sizeof(*paths->v), path_order);
+	const char *kept = NULL;
+	for (size_t i = 0; i < paths->n; i++) {
+		if (kept && path_is_within(paths->v[i], kept))
+			continue;
+		int r = strv_push(out, opt);
+		if (r < 0 || (r = strv_push(out, paths->v[i])) < 0)
+			return r;
+		kept = paths->v[i];
+	}
+	return 0;
+}
+
+static int collect(const struct plan *plan, const char *home, struct strv *write,
+                   struct strv *write_files, struct strv *exec)
+{
+	int r = 0;
+	/* Writable: the WRITE entries (workspace, rw_dirs, rw_files, --mount,
+	 * plugins), the ephemeral home, the temporary directories. Not /run
+	 * and other ephemeral entries: a second layer means the mounts alone do
+	 * not decide. */
+	for (size_t i = 0; r >= 0 && i < plan->n_entries; i++) {
+		const struct plan_entry *e = &plan->entries[i];
+		if (e->type == ASB_ENTRY_WRITE)
+			r = strv_push(write, e->dest);
+		else if (e->type == ASB_ENTRY_DEVICE)
+			r = strv_push(write_files, e->dest);
+	}
+	static const char *const scratch[] = {"/tmp", "/var/tmp", "/dev/shm"};
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(scratch); i++)
+		r = strv_push(write, scratch[i]);
+	if (r >= 0 && home)
+		r = strv_push(write, home);
+	/* Terminals, /dev/null and friends; /proc/self files. No new nodes. */
+	if (r >= 0 && (r = strv_push(write_files, "/dev")) >= 0)
+		r = strv_push(write_files, "/proc");
+
+	/* Executable: system library directories, entries marked executable
+	 * (package directories, the writable places: the agent could run what
+	 * it writes through an interpreter anyway), the declared executables
+	 * that are system files, the scratch directories and the home. */
+	for (const char *const *d = system_exec_dirs; r >= 0 && *d; d++)
+		r = strv_push(exec, *d);
+	for (size_t i = 0; r >= 0 && i < plan->n_entries; i++) {
+		const struct plan_entry *e = &plan->entries[i];
+		if (e->type == ASB_ENTRY_WRITE || (e->flags & ASB_ENTRY_F_EXEC))
+			r = strv_push(exec, e->dest);
+	}
+	for (size_t i = 0; r >= 0 && i < plan->n_execs; i++) {
+		const char *t = plan->execs[i].target;
+		if (under_system_root(t))
+			r = strv_push(exec, t);
+	}
+	static const char *const scratch_exec[] = {"/tmp", "/var/tmp"};
+	for (size_t i = 0; r >= 0 && i < ARRAY_SIZE(scratch_exec); i++)
+		r = strv_push(exec, scratch_exec[i]);
+	if (r >= 0 && home)
+		r = strv_push(exec, home);
+	return r;
 }
 
 int landlock_rules(const struct plan *plan, const char *home, bool require, struct strv *out)
@@ -52,52 +129,13 @@ int landlock_rules(const struct plan *plan, const char *home, bool require, stru
 		return r;
 	if ((r = strv_push(out, "--scope")) < 0)
 		return r;
-
-	/* Writable: the WRITE entries (workspace, rw_dirs, rw_files, --mount,
-	 * plugins), the ephemeral home, the temporary directories. Not /run
-	 * and other ephemeral entries: a second layer means the mounts alone do
-	 * not decide. */
-	for (size_t i = 0; i < plan->n_entries; i++) {
-		const struct plan_entry *e = &plan->entries[i];
-		if (e->type == ASB_ENTRY_WRITE && (r = push2(out, "--write", e->dest)) < 0)
-			return r;
-		if (e->type == ASB_ENTRY_DEVICE && (r = push2(out, "--write-files", e->dest)) < 0)
-			return r;
-	}
-	static const char *const scratch[] = {"/tmp", "/var/tmp", "/dev/shm"};
-	for (size_t i = 0; i < ARRAY_SIZE(scratch); i++)
-		if ((r = push2(out, "--write", scratch[i])) < 0)
-			return r;
-	if (home && (r = push2(out, "--write", home)) < 0)
-		return r;
-	/* Terminals, /dev/null and friends; /proc/self files. No new nodes. */
-	if ((r = push2(out, "--write-files", "/dev")) < 0 ||
-	    (r = push2(out, "--write-files", "/proc")) < 0)
-		return r;
-
-	/* Executable: system library directories, entries marked executable
-	 * (package directories, the writable places: the agent could run what
-	 * it writes through an interpreter anyway), the declared executables
-	 * that are system files, the scratch directories and the home. */
-	for (const char *const *d = system_exec_dirs; *d; d++)
-		if ((r = push2(out, "--exec", *d)) < 0)
-			return r;
-	for (size_t i = 0; i < plan->n_entries; i++) {
-		const struct plan_entry *e = &plan->entries[i];
-		if ((e->type == ASB_ENTRY_WRITE || (e->flags & ASB_ENTRY_F_EXEC)) &&
-		    (r = push2(out, "--exec", e->dest)) < 0)
-			return r;
-	}
-	for (size_t i = 0; i < plan->n_execs; i++) {
-		const char *t = plan->execs[i].target;
-		if (under_system_root(t) && (r = push2(out, "--exec", t)) < 0)
-			return r;
-	}
-	static const char *const scratch_exec[] = {"/tmp", "/var/tmp"};
-	for (size_t i = 0; i < ARRAY_SIZE(scratch_exec); i++)
-		if ((r = push2(out, "--exec", scratch_exec[i])) < 0)
-			return r;
-	if (home && (r = push2(out, "--exec", home)) < 0)
-		return r;
-	return 0;
+	struct strv write = {0}, write_files = {0}, exec = {0};
+	if ((r = collect(plan, home, &write, &write_files, &exec)) >= 0 &&
+	    (r = push_outermost(out, "--write", &write)) >= 0 &&
+	    (r = push_outermost(out, "--write-files", &write_files)) >= 0)
+		r = push_outermost(out, "--exec", &exec);
+	strv_clear(&write);
+	strv_clear(&write_files);
+	strv_clear(&exec);
+	return r;
 }
