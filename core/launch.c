@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -588,6 +589,7 @@ static int default_spawn(struct launch *l, pid_t *pid)
 		return -ENOMEM;
 	/* A backend whose sandbox keeps the host's paths (a profile) starts in
 	 * the working directory; one with its own view chdirs inside. */
+	char why[PATH_MAX + 128] = "";
 	struct spawn_opts o = {.keep_fds = l->keep_fds,
 	                       .n_keep_fds = l->n_keep_fds,
 	                       .limits = &set,
@@ -595,9 +597,13 @@ static int default_spawn(struct launch *l, pid_t *pid)
 	                       .stdout_fd = -1,
 	                       .stderr_fd = -1,
 	                       .cwd = l->plan.chdir,
-	                       .term = &l->term};
+	                       .term = &l->term,
+	                       .why = why,
+	                       .why_len = sizeof(why)};
 	r = spawn_exec((const char *const *)l->out_argv.v, (const char *const *)envp, &o, pid);
 	free_envp(envp);
+	if (r < 0 && why[0])
+		err_set("cannot start the %s sandbox: %s", l->backend->name, why);
 	return r;
 }
 
