@@ -845,6 +845,18 @@ static int start(struct launch *l, char **root_out)
 	return spawn_sandbox(l);
 }
 
+/* After the sandbox: the plugins' post_exit, the backend's cleanup, the
+ * private directories; what they log is written in one go at the end. */
+static void end_session(struct launch *l, int status)
+{
+	(void)log_hold(true);
+	launch_post_exit(l, status);
+	backend_cleanup(l);
+	remove_private_dirs(l);
+	(void)log_hold(false);
+	log_detach();
+}
+
 /* Has pid exited within ms? A sandbox that failed on its own can still be
  * exiting when wiring it fails (its namespaces already gone): wait a little
  * for it, so that its own reason is the one reported. */
@@ -947,25 +959,20 @@ int launch_run(struct launch *l)
 			err_set("the %s sandbox failed before the agent started (see its message "
 			        "above)",
 			        l->backend->name);
-		launch_post_exit(l, -EIO);
-		backend_cleanup(l);
-		remove_private_dirs(l);
-		log_detach();
+		end_session(l, -EIO);
 		return 125;
 	}
 	/* Killed (a signal, or the grace period after a hangup): its pid 1 may
 	 * still be taking the rest down. A normal exit does not wait for that. */
 	if (WIFSIGNALED(wstatus) || (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) > 128))
 		await_sandbox_gone(l, 2000);
+	(void)log_hold(true);
 	if (WIFSIGNALED(wstatus))
 		log_msg(LOG_INFO, "sandbox ended by signal %s: exit status %d",
 		        strsignal(WTERMSIG(wstatus)), code);
 	else
 		log_msg(LOG_INFO, "exit status %d", code);
-	launch_post_exit(l, code);
-	backend_cleanup(l);
-	remove_private_dirs(l);
-	log_detach();
+	end_session(l, code);
 	return code;
 fail:
 	(void)log_hold(false);
@@ -973,9 +980,6 @@ fail:
 	log_msg(LOG_ERROR, "launch failed: %s", err_get() ? err_get() : strerror(-r));
 	supervisor_release();
 	network_stop(&l->net);
-	launch_post_exit(l, r);
-	backend_cleanup(l);
-	remove_private_dirs(l);
-	log_detach();
+	end_session(l, r);
 	return 125;
 }
