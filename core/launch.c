@@ -901,6 +901,7 @@ int launch_run(struct launch *l)
 	if (removed > 0)
 		log_msg(LOG_INFO, "pruned %d old session director%s", removed,
 		        removed == 1 ? "y" : "ies");
+	session_prepare(root);
 	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)l->spawned.pid);
 	(void)log_hold(false);
 
