@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -588,6 +589,7 @@ static int default_spawn(struct launch *l, pid_t *pid)
 		return -ENOMEM;
 	/* A backend whose sandbox keeps the host's paths (a profile) starts in
 	 * the working directory; one with its own view chdirs inside. */
+	char why[PATH_MAX + 128] = "";
 	struct spawn_opts o = {.keep_fds = l->keep_fds,
 	                       .n_keep_fds = l->n_keep_fds,
 	                       .limits = &set,
@@ -595,9 +597,13 @@ static int default_spawn(struct launch *l, pid_t *pid)
 	                       .stdout_fd = -1,
 	                       .stderr_fd = -1,
 	                       .cwd = l->plan.chdir,
-	                       .term = &l->term};
+	                       .term = &l->term,
+	                       .why = why,
+	                       .why_len = sizeof(why)};
 	r = spawn_exec((const char *const *)l->out_argv.v, (const char *const *)envp, &o, pid);
 	free_envp(envp);
+	if (r < 0 && why[0])
+		err_set("cannot start the %s sandbox: %s", l->backend->name, why);
 	return r;
 }
 
@@ -839,6 +845,18 @@ static int start(struct launch *l, char **root_out)
 	return spawn_sandbox(l);
 }
 
+/* After the sandbox: the plugins' post_exit, the backend's cleanup, the
+ * private directories; what they log is written in one go at the end. */
+static void end_session(struct launch *l, int status)
+{
+	(void)log_hold(true);
+	launch_post_exit(l, status);
+	backend_cleanup(l);
+	remove_private_dirs(l);
+	(void)log_hold(false);
+	log_detach();
+}
+
 /* Has pid exited within ms? A sandbox that failed on its own can still be
  * exiting when wiring it fails (its namespaces already gone): wait a little
  * for it, so that its own reason is the one reported. */
@@ -883,6 +901,7 @@ int launch_run(struct launch *l)
 	if (removed > 0)
 		log_msg(LOG_INFO, "pruned %d old session director%s", removed,
 		        removed == 1 ? "y" : "ies");
+	session_prepare(root);
 	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)l->spawned.pid);
 	(void)log_hold(false);
 
@@ -941,25 +960,20 @@ int launch_run(struct launch *l)
 			err_set("the %s sandbox failed before the agent started (see its message "
 			        "above)",
 			        l->backend->name);
-		launch_post_exit(l, -EIO);
-		backend_cleanup(l);
-		remove_private_dirs(l);
-		log_detach();
+		end_session(l, -EIO);
 		return 125;
 	}
 	/* Killed (a signal, or the grace period after a hangup): its pid 1 may
 	 * still be taking the rest down. A normal exit does not wait for that. */
 	if (WIFSIGNALED(wstatus) || (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) > 128))
 		await_sandbox_gone(l, 2000);
+	(void)log_hold(true);
 	if (WIFSIGNALED(wstatus))
 		log_msg(LOG_INFO, "sandbox ended by signal %s: exit status %d",
 		        strsignal(WTERMSIG(wstatus)), code);
 	else
 		log_msg(LOG_INFO, "exit status %d", code);
-	launch_post_exit(l, code);
-	backend_cleanup(l);
-	remove_private_dirs(l);
-	log_detach();
+	end_session(l, code);
 	return code;
 fail:
 	(void)log_hold(false);
@@ -967,9 +981,6 @@ fail:
 	log_msg(LOG_ERROR, "launch failed: %s", err_get() ? err_get() : strerror(-r));
 	supervisor_release();
 	network_stop(&l->net);
-	launch_post_exit(l, r);
-	backend_cleanup(l);
-	remove_private_dirs(l);
-	log_detach();
+	end_session(l, r);
 	return 125;
 }

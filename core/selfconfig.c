@@ -297,11 +297,31 @@ static bool within_any(const struct strv *roots, const char *path)
 	return false;
 }
 
+/* changed_at, once per path for all the records it is checked against. */
+struct change_times {
+	struct timespec *at;
+	signed char *seen; /* 0: not asked yet; 1: at[i]; -1: missing */
+};
+
+static bool changed_at_once(struct change_times *c, const struct strv *paths, size_t i,
+                            struct timespec *out)
+{
+	if (!c->seen[i])
+		c->seen[i] = changed_at(paths->v[i], &c->at[i]) ? 1 : -1;
+	*out = c->at[i];
+	return c->seen[i] > 0;
+}
+
 int selfconfig_check(const char *state_root, const struct strv *paths, char **why)
 {
 	_cleanup_closedir_ DIR *d = opendir(state_root);
 	if (!d)
 		return 0;
+	_cleanup_free_ struct timespec *at_v = calloc(paths->n + 1, sizeof(*at_v));
+	_cleanup_free_ signed char *seen_v = calloc(paths->n + 1, 1);
+	if (!at_v || !seen_v)
+		return -ENOMEM;
+	struct change_times times = {at_v, seen_v};
 	struct dirent *de;
 	while ((de = readdir(d))) {
 		if (de->d_name[0] == '.')
@@ -326,7 +346,8 @@ int selfconfig_check(const char *state_root, const struct strv *paths, char **wh
 			long ansec = 0;
 			/* Changed while that session's agent could write it. */
 			if (!within_any(&rec.writable, p) || within_any(&rec.protected, p) ||
-			    !changed_at(p, &at) || !not_before(&at, rec.sec, rec.nsec) ||
+			    !changed_at_once(&times, paths, i, &at) ||
+			    !not_before(&at, rec.sec, rec.nsec) ||
 			    (rec.end_sec && not_before(&at, rec.end_sec, rec.end_nsec + 1)))
 				continue;
 			if (accepted_at(state_root, p, &asec, &ansec) &&

@@ -12,7 +12,8 @@
 #include <time.h>
 #include <uuid/uuid.h>
 
-#define LOCK_NAME ".lock"
+#define LOCK_NAME  ".lock"
+#define READY_NAME ".ready"
 
 int session_root(const char *xdg_state_home, const char *home, char **out)
 {
@@ -56,10 +57,40 @@ int session_reserve(struct session *s, const char *root, const char *name)
 	return 0;
 }
 
+/* The directory an earlier launch made for this one (session_prepare):
+ * locked, then renamed to its final name, as a new one would be. */
+static int take_ready(struct session *s)
+{
+	_cleanup_free_ char *ready = str_printf("%s/" READY_NAME, s->root);
+	if (!ready)
+		return -ENOMEM;
+	_cleanup_close_ int dfd = open(ready, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st, now;
+	if (dfd < 0 || fstat(dfd, &st) < 0)
+		return -errno;
+	if (st.st_uid != geteuid() || (st.st_mode & 077))
+		return -EPERM;
+	int fd = openat(dfd, LOCK_NAME, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	/* Another launch takes it (its lock), or took it already and it is
+	 * that session's now: only the one locked and still named .ready,
+	 * which no other launch can move while this one holds the lock. */
+	if (flock(fd, LOCK_EX | LOCK_NB) < 0 || lstat(ready, &now) < 0 || now.st_ino != st.st_ino ||
+	    now.st_dev != st.st_dev || lstat(s->dir, &now) == 0 || rename(ready, s->dir) < 0) {
+		close(fd);
+		return -EAGAIN;
+	}
+	s->lock_fd = fd;
+	return 0;
+}
+
 int session_create(struct session *s)
 {
 	if (!s->root || !s->dir)
 		return -EINVAL;
+	if (take_ready(s) == 0)
+		return 0;
 	int r = mkdir_p(s->root, 0700);
 	if (r < 0)
 		return r;
@@ -91,6 +122,22 @@ int session_create(struct session *s)
 	}
 	s->lock_fd = fd;
 	return 0;
+}
+
+void session_prepare(const char *root)
+{
+	_cleanup_free_ char *ready = str_printf("%s/" READY_NAME, root);
+	_cleanup_free_ char *tmp = str_printf("%s/.new-%d-XXXXXX", root, (int)getpid());
+	struct stat st;
+	if (!ready || !tmp || lstat(ready, &st) == 0 || !mkdtemp(tmp))
+		return;
+	_cleanup_free_ char *lock = str_printf("%s/" LOCK_NAME, tmp);
+	int fd = lock ? open(lock, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600) : -1;
+	if (fd >= 0)
+		close(fd);
+	/* Never over another one: a directory with its .lock is not empty. */
+	if (fd < 0 || rename(tmp, ready) < 0)
+		(void)rm_rf(tmp);
 }
 
 static int cmp_names_desc(const void *a, const void *b)

@@ -22,8 +22,13 @@ int session_root(const char *xdg_state_home, const char *home, char **out);
  * nothing is created yet, so plugins can know their paths while planning. */
 int session_reserve(struct session *s, const char *root, const char *name);
 /* Create and lock the reserved directory. It appears under its final name
- * only once locked, so a concurrent prune can never take it. */
+ * only once locked, so a concurrent prune can never take it. The one
+ * session_prepare made is taken when there is one (no mkdir, no new file on
+ * the way to the sandbox). */
 int session_create(struct session *s);
+/* Make the next launch's directory (root/.ready, with its .lock), unless
+ * there is one: run once the sandbox is starting. */
+void session_prepare(const char *root);
 
 /* Remove all but the newest `keep` session directories, never one whose
  * lock is held. Returns the number removed. */

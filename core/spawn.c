@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <stdio.h>
 #include <string.h>
@@ -50,25 +51,97 @@ static void relay(pid_t child, pid_t launcher)
 	_exit(WIFEXITED(st) ? WEXITSTATUS(st) : 125);
 }
 
-int spawn_exec(const char *const *argv, const char *const *envp, const struct spawn_opts *o,
-               pid_t *pid_out)
+/* What the child could not do before its program ran. */
+enum child_step { STEP_NONE, STEP_CWD, STEP_LIMITS, STEP_EXEC };
+
+struct child_failure {
+	int step; /* enum child_step */
+	int err;
+};
+
+/* The child's side, up to execve: only async-signal-safe calls, since with
+ * vfork it runs on the launcher's memory and stack until the exec. Returns
+ * only on failure, saying which step failed. */
+static void child_exec(const char *const *argv, const char *const *envp, const struct spawn_opts *o,
+                       pid_t parent, bool nnp, volatile struct child_failure *f)
 {
 	static const char *const empty[] = {NULL};
-	if (!argv || !argv[0] || argv[0][0] != '/')
-		return -EINVAL;
-	/* A setuid program would lose its privileges under no_new_privs. */
-	struct stat st;
-	bool nnp = o->no_new_privs && !(stat(argv[0], &st) == 0 && (st.st_mode & S_ISUID));
+	/* FD_CLOEXEC is the only descriptor flag: clear it in one call. */
+	for (size_t i = 0; i < o->n_keep_fds; i++)
+		(void)fcntl(o->keep_fds[i], F_SETFD, 0);
+	if (o->quiet_stdin) {
+		int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+		if (null >= 0)
+			dup2(null, STDIN_FILENO);
+	}
+	if (o->stdout_fd >= 0)
+		dup2(o->stdout_fd, STDOUT_FILENO);
+	if (o->stderr_fd >= 0)
+		dup2(o->stderr_fd, STDERR_FILENO);
+	if (o->own_group)
+		setpgid(0, 0);
+	if (o->cwd && chdir(o->cwd) < 0) {
+		*f = (struct child_failure){STEP_CWD, errno};
+		return;
+	}
+	int r = platform_child_prepare(parent, o->limits, nnp);
+	if (r < 0) {
+		*f = (struct child_failure){STEP_LIMITS, -r};
+		return;
+	}
+	execve(argv[0], (char *const *)argv, (char *const *)(envp ? envp : empty));
+	*f = (struct child_failure){STEP_EXEC, errno};
+}
+
+static void failure_text(const struct child_failure *f, const char *const *argv,
+                         const struct spawn_opts *o, char *buf, size_t len)
+{
+	if (f->step == STEP_CWD)
+		snprintf(buf, len, "cannot enter %s: %s", o->cwd, strerror(f->err));
+	else if (f->step == STEP_LIMITS)
+		snprintf(buf, len, "cannot set limits: %s", strerror(f->err));
+	else
+		snprintf(buf, len, "cannot run %s: %s", argv[0], strerror(f->err));
+}
+
+/* Every handled signal back to its default, then none blocked: a handler of
+ * the launcher's must not run in a child that shares its memory. */
+static void child_signals_default(void)
+{
+	for (int sig = 1; sig < NSIG; sig++) {
+		struct sigaction sa;
+		if (sigaction(sig, NULL, &sa) < 0 || sa.sa_handler == SIG_IGN ||
+		    sa.sa_handler == SIG_DFL)
+			continue;
+		sa.sa_handler = SIG_DFL;
+		sa.sa_flags = 0;
+		sigemptyset(&sa.sa_mask);
+		(void)sigaction(sig, &sa, NULL);
+	}
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+/* A pty needs a session leader above the sandbox (relay), which waits for
+ * it: that child cannot share the launcher's memory. Sanitizers keep state
+ * (shadow stack) the child would change under the launcher. */
+#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#define HAVE_SHARED_CHILD 1
+#else
+#define HAVE_SHARED_CHILD 0
+#endif
+
+/* fork, and the relay when the terminal needs one: the child reports what
+ * failed itself, on its stderr (the pty), and exits 125. */
+static int spawn_forked(const char *const *argv, const char *const *envp,
+                        const struct spawn_opts *o, bool nnp, pid_t *pid_out)
+{
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
 		return -errno;
 	if (pid == 0) {
-		for (size_t i = 0; i < o->n_keep_fds; i++) {
-			int flags = fcntl(o->keep_fds[i], F_GETFD);
-			if (flags >= 0)
-				fcntl(o->keep_fds[i], F_SETFD, flags & ~FD_CLOEXEC);
-		}
 		sigset_t all;
 		sigemptyset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
@@ -83,35 +156,60 @@ int spawn_exec(const char *const *argv, const char *const *envp, const struct sp
 			parent = getppid();
 			terminal_child_foreground(o->term);
 		}
-		if (o->quiet_stdin) {
-			int null = open("/dev/null", O_RDONLY | O_CLOEXEC);
-			if (null >= 0)
-				dup2(null, STDIN_FILENO);
-		}
-		if (o->stdout_fd >= 0)
-			dup2(o->stdout_fd, STDOUT_FILENO);
-		if (o->stderr_fd >= 0)
-			dup2(o->stderr_fd, STDERR_FILENO);
-		if (o->own_group)
-			setpgid(0, 0);
-		if (o->cwd && chdir(o->cwd) < 0) {
-			dprintf(STDERR_FILENO, "agentsandbox: cannot enter %s: %s\n", o->cwd,
-			        strerror(errno));
-			_exit(125);
-		}
-		int r = platform_child_prepare(parent, o->limits, nnp);
-		if (r < 0) {
-			dprintf(STDERR_FILENO, "agentsandbox: cannot set limits: %s\n",
-			        strerror(-r));
-			_exit(125);
-		}
-		execve(argv[0], (char *const *)argv, (char *const *)(envp ? envp : empty));
-		dprintf(STDERR_FILENO, "agentsandbox: cannot run %s: %s\n", argv[0],
-		        strerror(errno));
+		struct child_failure f = {0};
+		child_exec(argv, envp, o, parent, nnp, &f);
+		char why[PATH_MAX + 128];
+		failure_text(&f, argv, o, why, sizeof(why));
+		dprintf(STDERR_FILENO, "agentsandbox: %s\n", why);
 		_exit(125);
 	}
 	*pid_out = pid;
 	return 0;
+}
+
+int spawn_exec(const char *const *argv, const char *const *envp, const struct spawn_opts *o,
+               pid_t *pid_out)
+{
+	if (!argv || !argv[0] || argv[0][0] != '/')
+		return -EINVAL;
+	/* A setuid program would lose its privileges under no_new_privs. */
+	struct stat st;
+	bool nnp = o->no_new_privs && !(stat(argv[0], &st) == 0 && (st.st_mode & S_ISUID));
+	if (!HAVE_SHARED_CHILD || (o->term && terminal_child_needs_leader(o->term)))
+		return spawn_forked(argv, envp, o, nnp, pid_out);
+#if HAVE_SHARED_CHILD
+	/* vfork: no copy of the launcher's page tables, and none of its pages
+	 * copied on write while it goes on; it waits only until the exec. The
+	 * child writes what failed into this shared record. */
+	volatile struct child_failure failed = {0};
+	pid_t parent = getpid();
+	sigset_t all, old;
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, &old);
+	pid_t pid = vfork();
+	if (pid == 0) {
+		child_signals_default();
+		if (o->term)
+			terminal_child(o->term);
+		child_exec(argv, envp, o, parent, nnp, &failed);
+		_exit(125);
+	}
+	int e = errno;
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	if (pid < 0)
+		return -e;
+	if (failed.step != STEP_NONE) {
+		/* It has exited: reap it here, and say why. */
+		struct child_failure f = {failed.step, failed.err};
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		if (o->why && o->why_len)
+			failure_text(&f, argv, o, o->why, o->why_len);
+		return f.err > 0 ? -f.err : -EIO;
+	}
+	*pid_out = pid;
+	return 0;
+#endif
 }
 
 /* A helper's stderr, line by line into launch.log, escaped like every
@@ -153,8 +251,13 @@ int spawn_run(const char *const *argv, const char *const *envp, bool stderr_to_l
 		close(fds[1]);
 		return r;
 	}
-	struct spawn_opts o = {
-	    .quiet_stdin = true, .stdout_fd = fds[1], .stderr_fd = errp[1], .own_group = true};
+	char why[PATH_MAX + 128] = "";
+	struct spawn_opts o = {.quiet_stdin = true,
+	                       .stdout_fd = fds[1],
+	                       .stderr_fd = errp[1],
+	                       .own_group = true,
+	                       .why = why,
+	                       .why_len = sizeof(why)};
 	_cleanup_close_ int null = -1;
 	if (!stderr_to_log) {
 		null = open("/dev/null", O_WRONLY | O_CLOEXEC);
@@ -169,6 +272,8 @@ int spawn_run(const char *const *argv, const char *const *envp, bool stderr_to_l
 		close(fds[0]);
 		if (errp[0] >= 0)
 			close(errp[0]);
+		if (why[0])
+			log_msg(LOG_INFO, "%s", why);
 		return r;
 	}
 	const char *slash = strrchr(argv[0], '/');

@@ -23,10 +23,15 @@ struct spawn_opts {
 	bool own_group;              /* its own process group (helpers: ^C is the agent's) */
 	const char *cwd;             /* chdir there first (NULL: stay) */
 	const struct terminal *term; /* the sandbox: its session and terminal */
+	char *why;                   /* NULL, or where a failure in the child is told */
+	size_t why_len;
 };
 
-/* fork + execve; *pid on success. The child reports an exec failure on
- * stderr and exits 125. */
+/* Start argv[0] (vfork where it can, fork where a relay must stay above
+ * it, see spawn.c); *pid on success. What the child could not do before
+ * its program ran (the directory, the limits, the exec) is this call's
+ * -errno, told in o->why, and that child is reaped; only where a pty
+ * relay sits above it does the child say so on its stderr and exit 125. */
 int spawn_exec(const char *const *argv, const char *const *envp, const struct spawn_opts *o,
                pid_t *pid);
 

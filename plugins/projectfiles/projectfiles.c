@@ -24,6 +24,7 @@
 #include "list.h"
 #include "placeholders.h"
 #include "scan.h"
+#include "spare.h"
 #include "util.h"
 
 #define NAME "projectfiles"
@@ -40,7 +41,8 @@ struct pf_state {
 	struct pf_result scan;
 	int scanned;
 	struct placeholders placeholders;
-	char *exclude; /* the git exclude file extended for masked files, or NULL */
+	struct pf_spares spares; /* mount points kept between sessions (spare.c) */
+	char *exclude;           /* the git exclude file extended for masked files, or NULL */
 	int dry_run;
 	bool files;     /* the backend places generated files anywhere (ASB_CAP_FILES) */
 	bool ephemeral; /* ... and empty writable directories (ASB_CAP_EPHEMERAL) */
@@ -55,6 +57,7 @@ static void state_reset(struct pf_state *g)
 	strv_clear(&g->root_strings);
 	pf_result_free(&g->scan);
 	placeholders_free(&g->placeholders);
+	spares_close(&g->spares);
 	free(g->exclude);
 	*g = (struct pf_state){0};
 }
@@ -547,6 +550,14 @@ static void log_action(const struct asb_host *host, struct asb_ctx *ctx, const s
 	}
 }
 
+/* Beside the journals: <state root>/.projectfiles-spare. */
+static char *spare_dir(const char *journals)
+{
+	const char *slash = strrchr(journals, '/');
+	return slash ? str_printf("%.*s/.projectfiles-spare", (int)(slash - journals), journals)
+	             : NULL;
+}
+
 static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct pf_state *g = data;
@@ -604,6 +615,12 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 		host->log(ctx, ASB_LOG_ERROR, "cannot record the placeholders in %s: %s", journals,
 		          strerror(-r));
 		return r;
+	}
+	/* Journaled now: the mount points can be put in place. */
+	if (journals && id && g->placeholders.n) {
+		_cleanup_free_ char *spares = spare_dir(journals);
+		spares_open(&g->spares, spares, id);
+		spares_place(&g->spares, &g->placeholders);
 	}
 	return 0;
 }
@@ -718,6 +735,8 @@ static void pf_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void 
 {
 	struct pf_state *g = data;
 	if (g->protect && g->scanned) {
+		spares_keep(&g->spares, &g->placeholders, placeholders_log_to_host,
+		            &(struct placeholders_to_host){host, ctx});
 		placeholders_cleanup(&g->placeholders, placeholders_log_to_host,
 		                     &(struct placeholders_to_host){host, ctx});
 		if (!g->dry_run && status >= 0) /* the agent ran */

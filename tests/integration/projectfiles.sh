@@ -150,6 +150,48 @@ out=$(cd "$E" && asb -c "$TEST_TMP/pf.cfg" -- -c 'echo {} > .vscode/tasks.json &
 ok $(grep -qx WROTE <<<"$out" && [ ! -e "$E/.vscode" ]; echo $?) \
     "an empty .vscode is masked like a missing one: written inside only, and removed after exit like a placeholder"
 
+# --- mount points kept for the next session ---------------------------------------------
+# The empty directories the masks left are moved aside after exit and put
+# back before the next session starts (plugins/projectfiles/spare.c): the
+# project is clean after each, no spare holding anything is ever put there,
+# none from a directory others could write, and what the user writes into
+# one during the session stays where it was written.
+S=$TEST_TMP/spare-ws
+SP=$XDG_STATE_HOME/agentsandbox/.projectfiles-spare
+mkdir -p "$S"
+(cd "$S" && asb -c "$TEST_TMP/pf.cfg" -- -c true)
+n1=$(ls -A "$SP" 2>/dev/null | wc -l)
+(cd "$S" && asb -c "$TEST_TMP/pf.cfg" -- -c 'echo x > .vscode/tasks.json')
+n2=$(ls -A "$SP" 2>/dev/null | wc -l)
+ok $([ -z "$(ls -A "$S")" ] && [ "$n1" -gt 0 ] && [ "$n1" -eq "$n2" ] &&
+    grep -qF "removed placeholder $S/.vscode" "$(sessions | tail -n 1)launch.log"; echo $?) \
+    "spare mount points: the project is clean after each session, $n1 kept, as many after the next ($n2)"
+mv "$SP" "$SP.kept"
+mkdir -m 700 "$SP" "$SP/planted"
+echo '{ "tasks": [] }' >"$SP/planted/tasks.json"
+(cd "$S" && asb -c "$TEST_TMP/pf.cfg" -- -c true)
+ok $([ -z "$(ls -A "$S")" ] && [ -f "$SP/planted/tasks.json" ]; echo $?) \
+    "a spare that holds a file is never put into the project ($(ls -A "$S" | tr '\n' ' '))"
+rm -rf "$SP"
+mkdir -m 700 "$SP" "$SP/spare"
+chmod 777 "$SP"
+(cd "$S" && asb -c "$TEST_TMP/pf.cfg" -- -c true)
+ok $([ -z "$(ls -A "$S")" ] && [ "$(ls -A "$SP")" = spare ]; echo $?) \
+    "spares in a directory others can write are neither taken nor kept ($(ls -A "$SP" | tr '\n' ' '))"
+rm -rf "$SP"
+mv "$SP.kept" "$SP"
+rm -f "$S/up" "$S/go"
+(cd "$S" && asb -c "$TEST_TMP/pf.cfg" -- -c \
+    'echo > "$PWD/up"; for _ in $(seq 100); do [ -e "$PWD/go" ] && break; sleep 0.1; done') &
+pid=$!
+for _ in $(seq 100); do [ -e "$S/up" ] && break; sleep 0.1; done
+echo '{}' >"$S/.vscode/settings.json" && touch "$S/go"
+wait $pid
+ok $([ -f "$S/.vscode/settings.json" ] && [ -n "$(ls -A "$SP")" ] &&
+    grep -qF "placeholder $S/.vscode left in place" "$(sessions | tail -n 1)launch.log"; echo $?) \
+    "what the user wrote on the host into a placeholder during the session stays there"
+rm -rf "$S"
+
 # --- a tool's own state directory is not a project -------------------------------------
 # (opencode writes opencode.jsonc into ~/.config/opencode itself; moving it
 # aside after every session would only annoy.) A plain rw dir still is one.
