@@ -126,7 +126,14 @@ static void child_signals_default(void)
 /* A pty needs a session leader above the sandbox (relay), which waits for
  * it: that child cannot share the launcher's memory. Sanitizers keep state
  * (shadow stack) the child would change under the launcher. */
-#if defined(__linux__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1 /* gcc */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1 /* clang: it has no __SANITIZE_ADDRESS__ */
+#endif
+#endif
+#if defined(__linux__) && !defined(SANITIZED)
 #define HAVE_SHARED_CHILD 1
 #else
 #define HAVE_SHARED_CHILD 0
