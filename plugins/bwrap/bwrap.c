@@ -479,8 +479,8 @@ static const struct asb_option bwrap_options[] = {
      .key = "init_mounts",
      .flag = "bwrap-init-mounts",
      .env = "BWRAP_INIT_MOUNTS",
-     .help = "which mounts agentsandbox-init makes instead of bubblewrap: auto (many "
-             "git protections), always, never",
+     .help = "which mounts agentsandbox-init makes instead of bubblewrap: auto (eight or "
+             "more it can take), always, never",
      .values = "auto always never"},
     {0},
 };

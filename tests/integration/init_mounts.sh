@@ -19,9 +19,17 @@ mkdir -p "$WS" && git init -q "$WS"
 printf 'sandbox: { command = "sh"; packages = [ "sh", "cat", "touch", "umount", "mount", "unshare" ]; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/b.cfg"
 cd "$WS" || exit 1
 
-out=$(asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
+# Fewer than eight mounts init could take (no repository, the project
+# files' masks off): bubblewrap makes them all; with the masks, init.
+printf 'plugins: { projectfiles: { protect = false; }; };\n' >"$TEST_TMP/nopf.cfg"
+cat "$TEST_TMP/b.cfg" >>"$TEST_TMP/nopf.cfg"
+mkdir -p "$TEST_TMP/plain"
+out=$(cd "$TEST_TMP/plain" && asb -c "$TEST_TMP/nopf.cfg" --show-config 2>&1)
 ok $(! grep -q -- '--cap-add\|--mounts-fd\|# init-mounts' <<<"$out"; echo $?) \
-    "one repository: bubblewrap makes every mount, no capability is added"
+    "no repository, no project-file masks: bubblewrap makes every mount, no capability is added"
+out=$(cd "$TEST_TMP/plain" && asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
+ok $(grep -q -- '--mounts-fd' <<<"$out" && grep -q "^tmpfs 0755 $TEST_TMP/plain/.claude$" <<<"$out"; echo $?) \
+    "the project files' masks: init makes them"
 for i in $(seq 1 4); do git init -q "$WS/r$i"; done
 out=$(asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
 ok $(grep -q -- '--mounts-fd' <<<"$out" && grep -q "^ro [0-9]* [0-9]* $WS/r3/.git/config$" <<<"$out"; echo $?) \
