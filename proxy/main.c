@@ -1,6 +1,7 @@
 /* agentsandbox-proxy: the filtering HTTP/HTTPS proxy. Parses options, loads the
  * rules, makes the session CA, listens, and runs the loop. */
 #include "conn.h"
+#include "fdpass.h"
 #include "hostaddr.h"
 #include "log.h"
 #include "netrules.h"
@@ -43,6 +44,9 @@ static void usage(FILE *f)
 	    "  --listen HOST:PORT   listen on a TCP address ([v6]:port too; port 0 picks one)\n"
 	    "  --listen unix:PATH   listen on a unix socket\n"
 	    "  --listen-fd N        accept on an already-listening socket\n"
+	    "  --listen-fd-from N   ... which arrives later (SCM_RIGHTS) on the unix socket N:\n"
+	    "                       everything else is ready by then (how the launcher starts\n"
+	    "                       the proxy before the sandbox it listens in exists)\n"
 	    "  --ca-out FILE        write the session CA certificate (PEM, mode 0644); it\n"
 	    "                       vouches only for the allowed domains (name constraints)\n"
 	    "  --ca-validity H      hours the session CA is valid (default 168: a week)\n"
@@ -181,6 +185,23 @@ static int adopt_fd(int fd)
 	return fd;
 }
 
+/* The listener made elsewhere (in the sandbox's namespace), once it exists.
+ * The launcher closing the channel instead means it gave up: nothing to do. */
+static int receive_listener(int via)
+{
+	char byte;
+	int fd = -1;
+	ssize_t n = fd_recv(via, &byte, 1, &fd);
+	if (n == 0 && fd < 0)
+		exit(0);
+	if (n < 0)
+		die("--listen-fd-from %d: %s", via, strerror((int)-n));
+	if (fd < 0)
+		die("--listen-fd-from %d: no socket came", via);
+	close(via);
+	return fd;
+}
+
 static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	ev_break(loop, EVBREAK_ALL);
@@ -228,6 +249,7 @@ int main(int argc, char **argv)
 		O_CONFIG = 256,
 		O_LISTEN,
 		O_LISTEN_FD,
+		O_LISTEN_FD_FROM,
 		O_CA_OUT,
 		O_CA_VALIDITY,
 		O_LOG,
@@ -250,6 +272,7 @@ int main(int argc, char **argv)
 	    {"config", required_argument, NULL, O_CONFIG},
 	    {"listen", required_argument, NULL, O_LISTEN},
 	    {"listen-fd", required_argument, NULL, O_LISTEN_FD},
+	    {"listen-fd-from", required_argument, NULL, O_LISTEN_FD_FROM},
 	    {"ca-out", required_argument, NULL, O_CA_OUT},
 	    {"ca-validity", required_argument, NULL, O_CA_VALIDITY},
 	    {"log", required_argument, NULL, O_LOG},
@@ -271,7 +294,8 @@ int main(int argc, char **argv)
 	};
 	const char *config = NULL, *listen_spec = NULL, *ca_out = NULL, *log_path = NULL;
 	/* Limits: a flag, else network.proxy_limits, else the default (0 / -1: not given). */
-	int listen_fd = -1, ready_fd = -1, secrets_fd = -1, max_conns = 0, log_rate = 0, opt;
+	int listen_fd = -1, listen_via = -1, ready_fd = -1, secrets_fd = -1, max_conns = 0,
+	    log_rate = 0, opt;
 	long long log_max = -1;
 	unsigned ca_validity = 0;
 	bool check = false;
@@ -292,6 +316,9 @@ int main(int argc, char **argv)
 			break;
 		case O_LISTEN_FD:
 			listen_fd = parse_int(optarg, 0, 65535, "--listen-fd");
+			break;
+		case O_LISTEN_FD_FROM:
+			listen_via = parse_int(optarg, 0, 65535, "--listen-fd-from");
 			break;
 		case O_CA_OUT:
 			ca_out = optarg;
@@ -401,9 +428,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	int n_listen = (listen_spec != NULL) + (listen_fd >= 0);
+	int n_listen = (listen_spec != NULL) + (listen_fd >= 0) + (listen_via >= 0);
 	if (n_listen != 1)
-		die("give exactly one of --listen or --listen-fd");
+		die("give exactly one of --listen, --listen-fd or --listen-fd-from");
 	const struct netrules_limits *lim = &rules->limits;
 #define PICK(flag, conf, def) ((flag) ? (flag) : (conf) ? (conf) : (def))
 	log_rate = (int)PICK(log_rate, lim->log_rate, PLOG_DEFAULT_RATE);
@@ -430,7 +457,9 @@ int main(int argc, char **argv)
 			die("--ca-out %s: %s", ca_out, strerror(-rc));
 	}
 
-	if (listen_fd >= 0)
+	if (listen_via >= 0)
+		px.listen_fd = adopt_fd(receive_listener(listen_via));
+	else if (listen_fd >= 0)
 		px.listen_fd = adopt_fd(listen_fd);
 	else if (strncmp(listen_spec, "unix:", 5) == 0)
 		px.listen_fd = listen_unix(listen_spec + 5);
