@@ -417,7 +417,10 @@ int main(int argc, char **argv)
 	struct hosts_table *hosts = NULL;
 	if (rules->hosts_file && hosts_load(rules->hosts_file, &hosts, err, sizeof(err)) < 0)
 		die("hosts_file: %s", err);
-	if (upstream_tls_ctx(rules->upstream_ca_file, &px.client_ctx) < 0)
+	/* The TLS contexts wait for the first connection that needs them
+	 * (proxy_tls_ctxs), but a CA file that does not load is an error now. */
+	if ((check || rules->upstream_ca_file) &&
+	    upstream_tls_ctx(rules->upstream_ca_file, &px.client_ctx) < 0)
 		die("upstream_ca_file %s: cannot load it", rules->upstream_ca_file);
 	if (check) {
 		printf("%s: %zu allowed_domains entr%s; ok\n", config, rules->n_rules,
@@ -449,7 +452,7 @@ int main(int argc, char **argv)
 	for (char **w = rules->warnings; log_path && w && *w; w++)
 		plog_info("warning: %s", *w);
 
-	if (tls_ca_new(rules, ca_validity, &px.ca) < 0 || proxy_server_tls_ctx(&px.server_ctx) < 0)
+	if (tls_ca_new(rules, ca_validity, &px.ca) < 0)
 		die("cannot create the session CA");
 	if (ca_out) {
 		int rc = tls_ca_write_pem(px.ca, ca_out);
