@@ -789,12 +789,13 @@ void network_stop(struct network *n)
 	for (size_t i = 0; i < n->n_bridges; i++)
 		bridge_close(n->bridges[i]);
 	n->n_bridges = 0;
+	/* The helper leaves while the proxy or the engine stops: two exits at
+	 * once. */
+	platform_netns_close(n->link);
 	if (n->proxy.pid > 0) {
 		ev_child_stop(EV_DEFAULT, &n->proxy_watch);
 		child_stop(&n->proxy, SIGTERM, 1000);
 	}
-	/* The helper leaves while the engine stops: two exits at once. */
-	platform_netns_close(n->link);
 	platform_engine_stop(n->engine);
 	n->engine = NULL;
 	platform_netns_detach(n->link);

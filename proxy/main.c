@@ -306,6 +306,9 @@ int main(int argc, char **argv)
 	    .io_timeout = 600,
 	};
 
+	/* No clean-up of OpenSSL's own tables at exit: the launcher waits for
+	 * this process to end, and the kernel frees them at once. */
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case O_CONFIG:
