@@ -501,16 +501,20 @@ static int proxy_await_ready(struct network *n)
 }
 
 /* The listener made in the sandbox's namespace, to the proxy started
- * before it existed. */
+ * before it existed; then wait until it is ready. A proxy that could not
+ * start has closed the channel: its ready pipe then says how it ended. */
 static int proxy_hand_listener(struct network *n, int lfd)
 {
 	_cleanup_close_ int fd = lfd;
 	struct iovec iov = {(void *)"L", 1};
-	int r = fd_send(n->proxy_via, &iov, 1, fd);
+	int sent = fd_send(n->proxy_via, &iov, 1, fd);
 	close(n->proxy_via);
 	n->proxy_via = -1;
-	if (r < 0)
-		err_set("cannot hand the filtering proxy its listener: %s", strerror(-r));
+	int r = proxy_await_ready(n);
+	if (r == 0 && sent < 0) {
+		err_set("cannot hand the filtering proxy its listener: %s", strerror(-sent));
+		return sent;
+	}
 	return r;
 }
 
@@ -721,7 +725,7 @@ int network_wire(struct network *n, const struct policy *p, const char *session_
 			        NET_PROXY_PORT, strerror(-lfd));
 			return lfd;
 		}
-		if ((r = proxy_hand_listener(n, lfd)) < 0 || (r = proxy_await_ready(n)) < 0)
+		if ((r = proxy_hand_listener(n, lfd)) < 0)
 			return r;
 	}
 	if (n->mode == NET_OPEN) {
