@@ -810,9 +810,6 @@ static int start(struct launch *l, char **root_out)
 		err_set("cannot create the session's private directories: %s", strerror(-r));
 		return r;
 	}
-	/* The proxy starts now, in parallel with what follows. */
-	if ((r = network_start_host(&l->net, p, l->session.dir)) < 0)
-		return r;
 	l->stage = STAGE_BUILDING;
 	asb_hook_fn prepare = OP(l, prepare);
 	if (prepare && (r = prepare(host, &l->backend->ctx, l->backend->data)) < 0) {
@@ -830,6 +827,10 @@ static int start(struct launch *l, char **root_out)
 			        strerror(-r));
 			return r;
 		}
+	/* The proxy starts here also for a backend with its own namespace: it
+	 * makes its CA while the sandbox is set up (its listener follows). */
+	if ((r = network_start_host(&l->net, p, l->session.dir)) < 0)
+		return r;
 	platform_harden_self();
 	platform_adopt_orphans();
 	if ((r = supervisor_prepare()) < 0)

@@ -456,25 +456,27 @@ static int proxy_spawn(struct network *n, const struct policy *p, const char *se
 			return r;
 		}
 	}
-	/* The system roots go first in the bundle, while the proxy starts. */
-	_cleanup_free_ char *sys = NULL;
-	size_t sys_len = 0;
-	(void)read_file(SYSTEM_BUNDLE, &sys, &sys_len);
-	r = ftruncate(n->ca_fd, 0) < 0 ? -errno : 0;
-	if (r == 0 && sys)
-		r = write_all(n->ca_fd, sys, sys_len);
-	return r;
+	return 0;
 }
 
 /* The proxy listens and its CA is written: the bundle the sandbox trusts
  * gets the session CA, and the proxy is watched from here on. */
 static int proxy_await_ready(struct network *n)
 {
+	/* The system roots go first in the bundle, while the proxy gets ready. */
+	_cleanup_free_ char *sys = NULL;
+	size_t sys_len = 0;
+	(void)read_file(SYSTEM_BUNDLE, &sys, &sys_len);
+	int w = ftruncate(n->ca_fd, 0) < 0 ? -errno : 0;
+	if (w == 0 && sys)
+		w = write_all(n->ca_fd, sys, sys_len);
 	int r = wait_ready(n->proxy_ready, n->proxy.pid, "the filtering proxy");
 	close(n->proxy_ready);
 	n->proxy_ready = -1;
 	if (r < 0)
 		return r;
+	if (w < 0)
+		return w;
 	ev_child_init(&n->proxy_watch, on_proxy_exit, n->proxy.pid, 0);
 	n->proxy_watch.data = n;
 	ev_child_start(EV_DEFAULT, &n->proxy_watch);
