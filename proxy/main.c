@@ -463,6 +463,24 @@ int main(int argc, char **argv)
 			die("--ca-out %s: %s", ca_out, strerror(-rc));
 	}
 
+	signal(SIGPIPE, SIG_IGN);
+	size_t fds = raise_nofile();
+	/* Each connection may hold six fds: client, server, two pipes. */
+	px.max_conns =
+	    max_conns ? (size_t)max_conns
+	              : (fds / 6 < PROXY_DEFAULT_MAX_CONNS ? fds / 6 : PROXY_DEFAULT_MAX_CONNS);
+	px.loop = EV_DEFAULT;
+	px.rules = rules;
+	px.hosts = hosts;
+	if (dns_init(px.loop) < 0)
+		die("resolver: %s", strerror(errno));
+	int hrc = hostaddr_init();
+	if (hrc < 0)
+		die("cannot open a routing socket (to recognise the host's own addresses): %s",
+		    strerror(-hrc));
+
+	/* All that needs no listener is done: with --listen-fd-from, the
+	 * launcher may be waiting for it already. */
 	if (listen_via >= 0)
 		px.listen_fd = adopt_fd(receive_listener(listen_via));
 	else if (listen_fd >= 0)
@@ -486,22 +504,7 @@ int main(int argc, char **argv)
 			plog_info("listening on %s%s%s:%s", strchr(h, ':') ? "[" : "", h,
 			          strchr(h, ':') ? "]" : "", p);
 	}
-	signal(SIGPIPE, SIG_IGN);
-	size_t fds = raise_nofile();
-	/* Each connection may hold six fds: client, server, two pipes. */
-	px.max_conns =
-	    max_conns ? (size_t)max_conns
-	              : (fds / 6 < PROXY_DEFAULT_MAX_CONNS ? fds / 6 : PROXY_DEFAULT_MAX_CONNS);
 	log_limits(&px, log_path ? (size_t)log_max : 0, (unsigned)log_rate);
-	px.loop = EV_DEFAULT;
-	px.rules = rules;
-	px.hosts = hosts;
-	if (dns_init(px.loop) < 0)
-		die("resolver: %s", strerror(errno));
-	int hrc = hostaddr_init();
-	if (hrc < 0)
-		die("cannot open a routing socket (to recognise the host's own addresses): %s",
-		    strerror(-hrc));
 	ev_signal sigterm, sigint;
 	ev_signal_init(&sigterm, on_signal, SIGTERM);
 	ev_signal_init(&sigint, on_signal, SIGINT);
