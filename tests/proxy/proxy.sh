@@ -331,6 +331,17 @@ ok $? "open connections are closed at exit"
 ! grep -qi -e "sanitizer" -e "runtime error" proxy.err
 ok $? "no sanitizer reports"
 
+# --- the TLS contexts are made on first use, but a configured upstream_ca_file
+# that does not load is still an error at start ---
+printf 'not a certificate\n' >badca.pem
+sed "s#upstream_ca_file = \"[^\"]*\"#upstream_ca_file = \"$PWD/badca.pem\"#" asb.cfg >badca.cfg
+grep -q "badca.pem" badca.cfg
+ok $? "a config with an upstream_ca_file that does not load"
+err=$("$ASB_PROXY" --config badca.cfg --listen 127.0.0.1:0 --ca-out badca-ca.pem 2>&1)
+rc=$?
+ok $([ $rc -ne 0 ] && grep -q "upstream_ca_file .*badca.pem: cannot load it" <<<"$err"; echo $?) \
+    "an upstream_ca_file that does not load stops the start ($rc: $err)"
+
 # --- --listen-fd-from: the listener arrives after the start (how the launcher
 # starts the proxy before the sandbox's namespace exists); ready only then ---
 python3 - "$ASB_PROXY" "$HP" <<'PY' >late.out 2>late.err
