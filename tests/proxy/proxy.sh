@@ -337,7 +337,7 @@ printf 'not a certificate\n' >badca.pem
 sed "s#upstream_ca_file = \"[^\"]*\"#upstream_ca_file = \"$PWD/badca.pem\"#" asb.cfg >badca.cfg
 grep -q "badca.pem" badca.cfg
 ok $? "a config with an upstream_ca_file that does not load"
-err=$("$ASB_PROXY" --config badca.cfg --listen 127.0.0.1:0 --ca-out badca-ca.pem 2>&1)
+err=$(timeout 10 "$ASB_PROXY" --config badca.cfg --listen 127.0.0.1:0 --ca-out badca-ca.pem 2>&1)
 rc=$?
 ok $([ $rc -ne 0 ] && grep -q "upstream_ca_file .*badca.pem: cannot load it" <<<"$err"; echo $?) \
     "an upstream_ca_file that does not load stops the start ($rc: $err)"
