@@ -833,7 +833,9 @@ static int start(struct launch *l, char **root_out)
 			        strerror(-r));
 			return r;
 		}
-	if (!l->net.in_namespace && (r = network_start_host(&l->net, p, l->session.dir)) < 0)
+	/* The proxy starts here also for a backend with its own namespace: it
+	 * makes its CA while the sandbox is set up (its listener follows). */
+	if ((r = network_start_host(&l->net, p, l->session.dir)) < 0)
 		return r;
 	platform_harden_self();
 	platform_adopt_orphans();

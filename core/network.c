@@ -4,6 +4,7 @@
 #include "allowlist.h"
 #include "bridge.h"
 #include "config.h"
+#include "fdpass.h"
 #include "log.h"
 #include "netrules.h"
 #include "util.h"
@@ -43,7 +44,8 @@ const char *network_mode_name(int mode)
 
 void network_init(struct network *n)
 {
-	*n = (struct network){.ca_fd = -1, .host_listen_fd = -1};
+	*n =
+	    (struct network){.ca_fd = -1, .host_listen_fd = -1, .proxy_ready = -1, .proxy_via = -1};
 	n->proxy = CHILD_NONE;
 	for (size_t i = 0; i < NET_MAX_PORTS; i++)
 		n->published[i].fd = -1;
@@ -368,8 +370,11 @@ static void on_proxy_exit(struct ev_loop *loop, ev_child *w, int revents)
 	        WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
 }
 
-/* The proxy on `lfd` (closed here); then the CA bundle the sandbox trusts. */
-static int start_proxy(struct network *n, const struct policy *p, const char *session_dir, int lfd)
+/* Start the proxy: on `lfd` (closed here), or, with lfd < 0, on a listener
+ * that follows later over n->proxy_via (the sandbox's namespace does not
+ * exist yet). It makes its CA while the launcher goes on; proxy_await_ready
+ * then waits for it. */
+static int proxy_spawn(struct network *n, const struct policy *p, const char *session_dir, int lfd)
 {
 	_cleanup_close_ int listen_fd = lfd;
 	_cleanup_free_ char *proxy = NULL;
@@ -383,38 +388,43 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 		err_set("the filtered network needs its rules from a config file");
 		return -EINVAL;
 	}
-	int ready[2], sec[2] = {-1, -1};
 	/* Also with no binding active: the proxy then knows it is on purpose. */
 	bool secrets = n->creds.n || n->creds.n_guard_files;
-	if ((r = pipe_cloexec(ready)) < 0)
+	_cleanup_close_ int ready_w = -1, sec_r = -1, sec_w = -1, via_theirs = -1;
+	int fds[2];
+	if ((r = pipe_cloexec(fds)) < 0)
 		return r;
-	if (secrets && (r = pipe_cloexec(sec)) < 0) {
-		close(ready[0]);
-		close(ready[1]);
-		return r;
+	n->proxy_ready = fds[0];
+	ready_w = fds[1];
+	if (secrets) {
+		if ((r = pipe_cloexec(fds)) < 0)
+			return r;
+		sec_r = fds[0];
+		sec_w = fds[1];
+	}
+	if (listen_fd < 0) {
+		if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0)
+			return -errno;
+		(void)fcntl(fds[0], F_SETFD, FD_CLOEXEC);
+		(void)fcntl(fds[1], F_SETFD, FD_CLOEXEC);
+		n->proxy_via = fds[0];
+		via_theirs = fds[1];
 	}
 	char lfd_s[16], ready_s[16], sec_s[16];
-	snprintf(lfd_s, sizeof(lfd_s), "%d", listen_fd);
-	snprintf(ready_s, sizeof(ready_s), "%d", ready[1]);
-	snprintf(sec_s, sizeof(sec_s), "%d", sec[0]);
+	snprintf(lfd_s, sizeof(lfd_s), "%d", listen_fd >= 0 ? listen_fd : via_theirs);
+	snprintf(ready_s, sizeof(ready_s), "%d", ready_w);
+	snprintf(sec_s, sizeof(sec_s), "%d", sec_r);
 	_cleanup_free_ char *ca = str_printf("%s/ca.pem", session_dir);
 	_cleanup_free_ char *logf = str_printf("%s/proxy.log", session_dir);
 	free(n->session_dir);
 	n->session_dir = strdup(session_dir);
-	if (!ca || !logf || !n->session_dir) {
-		close(ready[0]);
-		close(ready[1]);
-		if (secrets) {
-			close(sec[0]);
-			close(sec[1]);
-		}
+	if (!ca || !logf || !n->session_dir)
 		return -ENOMEM;
-	}
 	/* The secrets go over a pipe, read once at start: never an argument. */
 	const char *argv[] = {proxy,
 	                      "--config",
 	                      p->config_file,
-	                      "--listen-fd",
+	                      listen_fd >= 0 ? "--listen-fd" : "--listen-fd-from",
 	                      lfd_s,
 	                      "--ca-out",
 	                      ca,
@@ -425,7 +435,7 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 	                      secrets ? "--secrets-fd" : NULL,
 	                      sec_s,
 	                      NULL};
-	int keep[] = {listen_fd, ready[1], sec[0]};
+	int keep[] = {listen_fd >= 0 ? listen_fd : via_theirs, ready_w, sec_r};
 	struct spawn_opts o = {.keep_fds = keep,
 	                       .n_keep_fds = secrets ? 3 : 2,
 	                       .quiet_stdin = true,
@@ -433,48 +443,51 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 	                       .stderr_fd = -1,
 	                       .own_group = true};
 	pid_t pid;
-	r = spawn_exec(argv, NULL, &o, &pid);
-	close(ready[1]);
-	if (secrets)
-		close(sec[0]);
-	if (r < 0) {
-		close(ready[0]);
-		if (secrets)
-			close(sec[1]);
+	if ((r = spawn_exec(argv, NULL, &o, &pid)) < 0)
 		return r;
-	}
 	child_track(&n->proxy, pid);
+	log_msg(LOG_INFO, "started the filtering proxy %s (pid %d)", proxy, (int)pid);
 	if (secrets) {
 		credentials_log(&n->creds);
-		r = credentials_send(&n->creds, &n->rules->creds, sec[1]);
-		close(sec[1]);
+		r = credentials_send(&n->creds, &n->rules->creds, sec_w);
 		if (r < 0) {
-			close(ready[0]);
 			err_set("cannot hand the credentials to the filtering proxy: %s",
 			        strerror(-r));
 			return r;
 		}
 	}
-	/* The system roots go first in the bundle, while the proxy starts. */
-	_cleanup_free_ char *sys = NULL, *sess = NULL;
-	size_t sys_len = 0, sess_len = 0;
+	return 0;
+}
+
+/* The proxy listens and its CA is written: the bundle the sandbox trusts
+ * gets the session CA, and the proxy is watched from here on. */
+static int proxy_await_ready(struct network *n)
+{
+	/* The system roots go first in the bundle, while the proxy gets ready. */
+	_cleanup_free_ char *sys = NULL;
+	size_t sys_len = 0;
 	(void)read_file(SYSTEM_BUNDLE, &sys, &sys_len);
-	r = ftruncate(n->ca_fd, 0) < 0 ? -errno : 0;
-	if (r == 0 && sys)
-		r = write_all(n->ca_fd, sys, sys_len);
-	int rr = wait_ready(ready[0], pid, "the filtering proxy");
-	close(ready[0]);
-	if (rr < 0)
-		return rr;
+	int w = ftruncate(n->ca_fd, 0) < 0 ? -errno : 0;
+	if (w == 0 && sys)
+		w = write_all(n->ca_fd, sys, sys_len);
+	int r = wait_ready(n->proxy_ready, n->proxy.pid, "the filtering proxy");
+	close(n->proxy_ready);
+	n->proxy_ready = -1;
 	if (r < 0)
 		return r;
+	if (w < 0)
+		return w;
 	ev_child_init(&n->proxy_watch, on_proxy_exit, n->proxy.pid, 0);
 	n->proxy_watch.data = n;
 	ev_child_start(EV_DEFAULT, &n->proxy_watch);
-	log_msg(LOG_INFO, "filtering proxy %s (pid %d) listens on %s127.0.0.1:%u", proxy,
-	        (int)n->proxy.pid, n->in_namespace ? "the sandbox's " : "the host's ",
-	        (unsigned)n->proxy_port);
+	log_msg(LOG_INFO, "the filtering proxy listens on %s127.0.0.1:%u",
+	        n->in_namespace ? "the sandbox's " : "the host's ", (unsigned)n->proxy_port);
 
+	_cleanup_free_ char *ca = str_printf("%s/ca.pem", n->session_dir);
+	_cleanup_free_ char *sess = NULL;
+	size_t sess_len = 0;
+	if (!ca)
+		return -ENOMEM;
 	if ((r = read_file(ca, &sess, &sess_len)) < 0) {
 		err_set("the proxy wrote no CA certificate at %s: %s", ca, strerror(-r));
 		return r;
@@ -483,10 +496,28 @@ static int start_proxy(struct network *n, const struct policy *p, const char *se
 		return r;
 	/* Recorded in the session; the first name goes at exit (a backend may
 	 * still be resolving it while it sets up). */
-	_cleanup_free_ char *dest = str_printf("%s/ca-bundle.pem", session_dir);
+	_cleanup_free_ char *dest = str_printf("%s/ca-bundle.pem", n->session_dir);
 	if (dest && n->ca_tmp_path && link(n->ca_tmp_path, dest) < 0)
 		log_msg(LOG_INFO, "could not record the CA bundle: %s", strerror(errno));
 	return 0;
+}
+
+/* The listener made in the sandbox's namespace, to the proxy started
+ * before it existed; then wait until it is ready. A proxy that could not
+ * start has closed the channel: its ready pipe then says how it ended. */
+static int proxy_hand_listener(struct network *n, int lfd)
+{
+	_cleanup_close_ int fd = lfd;
+	struct iovec iov = {(void *)"L", 1};
+	int sent = fd_send(n->proxy_via, &iov, 1, fd);
+	close(n->proxy_via);
+	n->proxy_via = -1;
+	int r = proxy_await_ready(n);
+	if (r == 0 && sent < 0) {
+		err_set("cannot hand the filtering proxy its listener: %s", strerror(-sent));
+		return sent;
+	}
+	return r;
 }
 
 static int dial_host_port(void *userdata)
@@ -637,12 +668,13 @@ static void write_record(struct network *n, const char *session_dir)
 
 int network_start_host(struct network *n, const struct policy *p, const char *session_dir)
 {
-	int r = 0;
-	if (n->mode == NET_FILTERED && n->host_listen_fd >= 0) {
-		int fd = TAKE_FD(n->host_listen_fd);
-		if ((r = start_proxy(n, p, session_dir, fd)) < 0)
-			return r;
-	}
+	int r;
+	if (n->in_namespace) /* its listener follows once the namespace exists */
+		return n->mode == NET_FILTERED ? proxy_spawn(n, p, session_dir, -1) : 0;
+	if (n->mode == NET_FILTERED && n->host_listen_fd >= 0 &&
+	    ((r = proxy_spawn(n, p, session_dir, TAKE_FD(n->host_listen_fd))) < 0 ||
+	     (r = proxy_await_ready(n)) < 0))
+		return r;
 	write_record(n, session_dir);
 	return 0;
 }
@@ -685,13 +717,17 @@ int network_wire(struct network *n, const struct policy *p, const char *session_
 		return r;
 	}
 	if (n->mode == NET_FILTERED) {
+		if (n->proxy_via < 0) {
+			err_set("the filtering proxy was not started before the sandbox");
+			return -ESRCH;
+		}
 		int lfd = platform_netns_listen(n->link, NET_PROXY_PORT);
 		if (lfd < 0) {
 			err_set("cannot listen on 127.0.0.1:%d inside the sandbox: %s",
 			        NET_PROXY_PORT, strerror(-lfd));
 			return lfd;
 		}
-		if ((r = start_proxy(n, p, session_dir, lfd)) < 0)
+		if ((r = proxy_hand_listener(n, lfd)) < 0)
 			return r;
 	}
 	if (n->mode == NET_OPEN) {
@@ -748,15 +784,24 @@ void network_stop(struct network *n)
 		n->session_dir = NULL;
 	}
 	n->stopping = true;
+	if (n->proxy_via >= 0) { /* never wired: the proxy leaves on its own */
+		close(n->proxy_via);
+		n->proxy_via = -1;
+	}
+	if (n->proxy_ready >= 0) {
+		close(n->proxy_ready);
+		n->proxy_ready = -1;
+	}
 	for (size_t i = 0; i < n->n_bridges; i++)
 		bridge_close(n->bridges[i]);
 	n->n_bridges = 0;
+	/* The helper leaves while the proxy or the engine stops: two exits at
+	 * once. */
+	platform_netns_close(n->link);
 	if (n->proxy.pid > 0) {
 		ev_child_stop(EV_DEFAULT, &n->proxy_watch);
 		child_stop(&n->proxy, SIGTERM, 1000);
 	}
-	/* The helper leaves while the engine stops: two exits at once. */
-	platform_netns_close(n->link);
 	platform_engine_stop(n->engine);
 	n->engine = NULL;
 	platform_netns_detach(n->link);

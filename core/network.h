@@ -51,6 +51,8 @@ struct network {
 	int host_listen_fd; /* the proxy's listener on the host (NET_RULES) */
 	uint16_t proxy_port;
 	struct child proxy;
+	int proxy_ready; /* its ready notification, until it came */
+	int proxy_via;   /* where its listener goes, once the sandbox has one */
 	struct netns_link *link;
 	struct net_engine *engine;
 	struct bridge_listener *bridges[2 * NET_MAX_PORTS];
@@ -86,8 +88,10 @@ int network_bind_published(struct network *n);
 /* Does the sandbox have to wait for the core to wire its network? */
 bool network_needs_wiring(const struct network *n);
 
-/* Before the sandbox starts (a backend without its own namespace): start
- * the proxy on its host port; write network.json. */
+/* Right before the sandbox starts: start the filtering proxy (it makes its
+ * CA while the sandbox is set up). A backend without its own namespace:
+ * on its host port, ready on return; and network.json. In the backend's
+ * namespace, network_wire hands the proxy its listener and waits for it. */
 int network_start_host(struct network *n, const struct policy *p, const char *session_dir);
 /* The open mode's engine can start here (after network_plan; before
  * anything starts): 0, or -errno with the launch error saying why and

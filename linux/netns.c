@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #include "netns.h"
+#include "fdpass.h"
 #include "platform.h"
 #include "util.h"
 
@@ -49,21 +50,7 @@ static int send_reply(int sock, int err, int fd, const char *text)
 {
 	struct reply rep = {err, text ? (uint32_t)strlen(text) : 0};
 	struct iovec iov[2] = {{&rep, sizeof(rep)}, {(void *)text, rep.len}};
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct msghdr msg = {.msg_iov = iov, .msg_iovlen = text ? 2 : 1};
-	if (fd >= 0) {
-		msg.msg_control = u.buf;
-		msg.msg_controllen = sizeof(u.buf);
-		struct cmsghdr *c = CMSG_FIRSTHDR(&msg);
-		c->cmsg_level = SOL_SOCKET;
-		c->cmsg_type = SCM_RIGHTS;
-		c->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(c), &fd, sizeof(int));
-	}
-	return sendmsg(sock, &msg, MSG_NOSIGNAL) < 0 ? -errno : 0;
+	return fd_send(sock, iov, text ? 2 : 1, fd);
 }
 
 static int make_socket(uint32_t op, uint16_t port)
@@ -383,24 +370,15 @@ static int request(struct netns_link *h, const struct request *req, int *fd_out,
 	if (send(h->sock, req, sizeof(*req), MSG_NOSIGNAL) < 0)
 		return -errno;
 	char buf[sizeof(struct reply) + 4096];
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
-	struct iovec iov = {buf, sizeof(buf) - 1};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = u.buf,
-	                     .msg_controllen = sizeof(u.buf)};
-	ssize_t n = recvmsg(h->sock, &msg, MSG_CMSG_CLOEXEC);
-	if (n < (ssize_t)sizeof(struct reply))
-		return n < 0 ? -errno : -EIO;
+	int fd = -1;
+	ssize_t n = fd_recv(h->sock, buf, sizeof(buf) - 1, &fd);
+	if (n < (ssize_t)sizeof(struct reply)) {
+		if (fd >= 0)
+			close(fd);
+		return n < 0 ? (int)n : -EIO;
+	}
 	struct reply rep;
 	memcpy(&rep, buf, sizeof(rep));
-	int fd = -1;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	if (rep.err) {
 		if (fd >= 0)
 			close(fd);
@@ -514,23 +492,11 @@ int platform_netns_new(int *out)
 		_exit(r < 0 ? 1 : 0);
 	}
 	close(sv[1]);
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} u;
 	struct reply rep = {EIO, 0};
-	struct iovec iov = {&rep, sizeof(rep)};
-	struct msghdr msg = {.msg_iov = &iov,
-	                     .msg_iovlen = 1,
-	                     .msg_control = u.buf,
-	                     .msg_controllen = sizeof(u.buf)};
-	ssize_t n = recvmsg(sv[0], &msg, MSG_CMSG_CLOEXEC);
+	int fd = -1;
+	ssize_t n = fd_recv(sv[0], &rep, sizeof(rep), &fd);
 	close(sv[0]);
 	(void)waitpid(pid, NULL, 0);
-	int fd = -1;
-	for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n > 0 && c; c = CMSG_NXTHDR(&msg, c))
-		if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS)
-			memcpy(&fd, CMSG_DATA(c), sizeof(int));
 	if (n < (ssize_t)sizeof(rep) || rep.err || fd < 0) {
 		if (fd >= 0)
 			close(fd);

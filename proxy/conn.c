@@ -1190,8 +1190,9 @@ static bool step_upstream_setup(struct conn *c)
 			return true;
 		}
 		if (c->up_tls) {
-			if (upstream_tls_new(c->px->client_ctx, c->up.fd, c->up_host, &c->up.ssl) <
-			    0) {
+			if (proxy_tls_ctxs(c->px) < 0 ||
+			    upstream_tls_new(c->px->client_ctx, c->up.fd, c->up_host, &c->up.ssl) <
+			        0) {
 				fail_exchange(c, 502, "Bad Gateway", "TLS setup failed");
 				return true;
 			}
@@ -1705,6 +1706,8 @@ static bool step(struct conn *c, bool *progress)
 	if (c->tls_pending && flow_flushed(&c->u2c)) {
 		/* "200 Connection established" is out: the client starts TLS now. */
 		c->tls_pending = false;
+		if (proxy_tls_ctxs(c->px) < 0)
+			return abort_conn(c);
 		c->cli.ssl = SSL_new(c->px->server_ctx);
 		if (!c->cli.ssl || SSL_set_fd(c->cli.ssl, c->cli.fd) != 1 ||
 		    tls_ca_use_leaf(c->px->ca, c->cli.ssl, c->tun_host) < 0)
@@ -1989,6 +1992,20 @@ int proxy_server_tls_ctx(SSL_CTX **out)
 	SSL_CTX_sess_set_cache_size(ctx, 1024);
 	SSL_CTX_set_alpn_select_cb(ctx, alpn_select, NULL);
 	*out = ctx;
+	return 0;
+}
+
+int proxy_tls_ctxs(struct proxy *px)
+{
+	if (!px->server_ctx && proxy_server_tls_ctx(&px->server_ctx) < 0) {
+		plog_info("cannot set up TLS towards clients");
+		return -ENOMEM;
+	}
+	if (!px->client_ctx && upstream_tls_ctx(px->rules->upstream_ca_file, &px->client_ctx) < 0) {
+		plog_info("cannot set up TLS towards servers (upstream_ca_file %s)",
+		          px->rules->upstream_ca_file ? px->rules->upstream_ca_file : "unset");
+		return -EINVAL;
+	}
 	return 0;
 }
 

@@ -24,6 +24,8 @@ struct proxy {
 	struct creds *creds; /* network.credentials and the guard (creds.h); NULL: none */
 	const struct hosts_table *hosts;
 	struct tls_ca *ca;
+	/* Made on first use (proxy_tls_ctxs): OpenSSL's set-up of a context is
+	 * the larger part of the proxy's start, which every launch waits for. */
 	SSL_CTX *server_ctx; /* towards clients, leaves minted per host */
 	SSL_CTX *client_ctx; /* towards servers, always verifying */
 	int listen_fd;
@@ -38,6 +40,8 @@ struct proxy {
 };
 
 int proxy_server_tls_ctx(SSL_CTX **out);
+/* Both contexts, made now if they were not yet: 0 or -errno. */
+int proxy_tls_ctxs(struct proxy *px);
 /* Start accepting on px->listen_fd (already listening, non-blocking). */
 void proxy_start(struct proxy *px);
 /* Stop accepting and close every connection. */

@@ -1,6 +1,7 @@
 /* agentsandbox-proxy: the filtering HTTP/HTTPS proxy. Parses options, loads the
  * rules, makes the session CA, listens, and runs the loop. */
 #include "conn.h"
+#include "fdpass.h"
 #include "hostaddr.h"
 #include "log.h"
 #include "netrules.h"
@@ -43,6 +44,9 @@ static void usage(FILE *f)
 	    "  --listen HOST:PORT   listen on a TCP address ([v6]:port too; port 0 picks one)\n"
 	    "  --listen unix:PATH   listen on a unix socket\n"
 	    "  --listen-fd N        accept on an already-listening socket\n"
+	    "  --listen-fd-from N   ... which arrives later (SCM_RIGHTS) on the unix socket N:\n"
+	    "                       everything else is ready by then (how the launcher starts\n"
+	    "                       the proxy before the sandbox it listens in exists)\n"
 	    "  --ca-out FILE        write the session CA certificate (PEM, mode 0644); it\n"
 	    "                       vouches only for the allowed domains (name constraints)\n"
 	    "  --ca-validity H      hours the session CA is valid (default 168: a week)\n"
@@ -181,6 +185,23 @@ static int adopt_fd(int fd)
 	return fd;
 }
 
+/* The listener made elsewhere (in the sandbox's namespace), once it exists.
+ * The launcher closing the channel instead means it gave up: nothing to do. */
+static int receive_listener(int via)
+{
+	char byte;
+	int fd = -1;
+	ssize_t n = fd_recv(via, &byte, 1, &fd);
+	if (n == 0 && fd < 0)
+		exit(0);
+	if (n < 0)
+		die("--listen-fd-from %d: %s", via, strerror((int)-n));
+	if (fd < 0)
+		die("--listen-fd-from %d: no socket came", via);
+	close(via);
+	return fd;
+}
+
 static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
 {
 	ev_break(loop, EVBREAK_ALL);
@@ -228,6 +249,7 @@ int main(int argc, char **argv)
 		O_CONFIG = 256,
 		O_LISTEN,
 		O_LISTEN_FD,
+		O_LISTEN_FD_FROM,
 		O_CA_OUT,
 		O_CA_VALIDITY,
 		O_LOG,
@@ -250,6 +272,7 @@ int main(int argc, char **argv)
 	    {"config", required_argument, NULL, O_CONFIG},
 	    {"listen", required_argument, NULL, O_LISTEN},
 	    {"listen-fd", required_argument, NULL, O_LISTEN_FD},
+	    {"listen-fd-from", required_argument, NULL, O_LISTEN_FD_FROM},
 	    {"ca-out", required_argument, NULL, O_CA_OUT},
 	    {"ca-validity", required_argument, NULL, O_CA_VALIDITY},
 	    {"log", required_argument, NULL, O_LOG},
@@ -271,7 +294,8 @@ int main(int argc, char **argv)
 	};
 	const char *config = NULL, *listen_spec = NULL, *ca_out = NULL, *log_path = NULL;
 	/* Limits: a flag, else network.proxy_limits, else the default (0 / -1: not given). */
-	int listen_fd = -1, ready_fd = -1, secrets_fd = -1, max_conns = 0, log_rate = 0, opt;
+	int listen_fd = -1, listen_via = -1, ready_fd = -1, secrets_fd = -1, max_conns = 0,
+	    log_rate = 0, opt;
 	long long log_max = -1;
 	unsigned ca_validity = 0;
 	bool check = false;
@@ -282,6 +306,9 @@ int main(int argc, char **argv)
 	    .io_timeout = 600,
 	};
 
+	/* No clean-up of OpenSSL's own tables at exit: the launcher waits for
+	 * this process to end, and the kernel frees them at once. */
+	OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case O_CONFIG:
@@ -292,6 +319,9 @@ int main(int argc, char **argv)
 			break;
 		case O_LISTEN_FD:
 			listen_fd = parse_int(optarg, 0, 65535, "--listen-fd");
+			break;
+		case O_LISTEN_FD_FROM:
+			listen_via = parse_int(optarg, 0, 65535, "--listen-fd-from");
 			break;
 		case O_CA_OUT:
 			ca_out = optarg;
@@ -390,7 +420,10 @@ int main(int argc, char **argv)
 	struct hosts_table *hosts = NULL;
 	if (rules->hosts_file && hosts_load(rules->hosts_file, &hosts, err, sizeof(err)) < 0)
 		die("hosts_file: %s", err);
-	if (upstream_tls_ctx(rules->upstream_ca_file, &px.client_ctx) < 0)
+	/* The TLS contexts wait for the first connection that needs them
+	 * (proxy_tls_ctxs), but a CA file that does not load is an error now. */
+	if ((check || rules->upstream_ca_file) &&
+	    upstream_tls_ctx(rules->upstream_ca_file, &px.client_ctx) < 0)
 		die("upstream_ca_file %s: cannot load it", rules->upstream_ca_file);
 	if (check) {
 		printf("%s: %zu allowed_domains entr%s; ok\n", config, rules->n_rules,
@@ -401,9 +434,9 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
-	int n_listen = (listen_spec != NULL) + (listen_fd >= 0);
+	int n_listen = (listen_spec != NULL) + (listen_fd >= 0) + (listen_via >= 0);
 	if (n_listen != 1)
-		die("give exactly one of --listen or --listen-fd");
+		die("give exactly one of --listen, --listen-fd or --listen-fd-from");
 	const struct netrules_limits *lim = &rules->limits;
 #define PICK(flag, conf, def) ((flag) ? (flag) : (conf) ? (conf) : (def))
 	log_rate = (int)PICK(log_rate, lim->log_rate, PLOG_DEFAULT_RATE);
@@ -422,7 +455,7 @@ int main(int argc, char **argv)
 	for (char **w = rules->warnings; log_path && w && *w; w++)
 		plog_info("warning: %s", *w);
 
-	if (tls_ca_new(rules, ca_validity, &px.ca) < 0 || proxy_server_tls_ctx(&px.server_ctx) < 0)
+	if (tls_ca_new(rules, ca_validity, &px.ca) < 0)
 		die("cannot create the session CA");
 	if (ca_out) {
 		int rc = tls_ca_write_pem(px.ca, ca_out);
@@ -430,7 +463,27 @@ int main(int argc, char **argv)
 			die("--ca-out %s: %s", ca_out, strerror(-rc));
 	}
 
-	if (listen_fd >= 0)
+	signal(SIGPIPE, SIG_IGN);
+	size_t fds = raise_nofile();
+	/* Each connection may hold six fds: client, server, two pipes. */
+	px.max_conns =
+	    max_conns ? (size_t)max_conns
+	              : (fds / 6 < PROXY_DEFAULT_MAX_CONNS ? fds / 6 : PROXY_DEFAULT_MAX_CONNS);
+	px.loop = EV_DEFAULT;
+	px.rules = rules;
+	px.hosts = hosts;
+	if (dns_init(px.loop) < 0)
+		die("resolver: %s", strerror(errno));
+	int hrc = hostaddr_init();
+	if (hrc < 0)
+		die("cannot open a routing socket (to recognise the host's own addresses): %s",
+		    strerror(-hrc));
+
+	/* All that needs no listener is done: with --listen-fd-from, the
+	 * launcher may be waiting for it already. */
+	if (listen_via >= 0)
+		px.listen_fd = adopt_fd(receive_listener(listen_via));
+	else if (listen_fd >= 0)
 		px.listen_fd = adopt_fd(listen_fd);
 	else if (strncmp(listen_spec, "unix:", 5) == 0)
 		px.listen_fd = listen_unix(listen_spec + 5);
@@ -451,22 +504,7 @@ int main(int argc, char **argv)
 			plog_info("listening on %s%s%s:%s", strchr(h, ':') ? "[" : "", h,
 			          strchr(h, ':') ? "]" : "", p);
 	}
-	signal(SIGPIPE, SIG_IGN);
-	size_t fds = raise_nofile();
-	/* Each connection may hold six fds: client, server, two pipes. */
-	px.max_conns =
-	    max_conns ? (size_t)max_conns
-	              : (fds / 6 < PROXY_DEFAULT_MAX_CONNS ? fds / 6 : PROXY_DEFAULT_MAX_CONNS);
 	log_limits(&px, log_path ? (size_t)log_max : 0, (unsigned)log_rate);
-	px.loop = EV_DEFAULT;
-	px.rules = rules;
-	px.hosts = hosts;
-	if (dns_init(px.loop) < 0)
-		die("resolver: %s", strerror(errno));
-	int hrc = hostaddr_init();
-	if (hrc < 0)
-		die("cannot open a routing socket (to recognise the host's own addresses): %s",
-		    strerror(-hrc));
 	ev_signal sigterm, sigint;
 	ev_signal_init(&sigterm, on_signal, SIGTERM);
 	ev_signal_init(&sigint, on_signal, SIGINT);

@@ -29,7 +29,8 @@ struct tls_ca {
 	X509 *ca_cert;
 	long lifetime; /* seconds from now the CA was made for */
 	time_t made;
-	EVP_PKEY *leaf_key; /* one key for all leaves: minting is then one signature */
+	EVP_PKEY *leaf_key; /* one key for all leaves: minting is then one signature;
+	                     * made with the first leaf, off the launch's path */
 	struct leaf_slot cache[CACHE_SLOTS];
 };
 
@@ -178,8 +179,7 @@ int tls_ca_new(const struct netrules *rules, unsigned validity_hours, struct tls
 	ca->made = time(NULL);
 	ca->lifetime = (long)validity_hours * 3600;
 	ca->ca_key = EVP_EC_gen("P-256");
-	ca->leaf_key = EVP_EC_gen("P-256");
-	if (!ca->ca_key || !ca->leaf_key || RAND_bytes(id, sizeof(id)) != 1)
+	if (!ca->ca_key || RAND_bytes(id, sizeof(id)) != 1)
 		return -EIO;
 	snprintf(cn, sizeof(cn), "agentsandbox session CA %02x%02x%02x%02x", id[0], id[1], id[2],
 	         id[3]);
@@ -260,6 +260,8 @@ int tls_ca_use_leaf(struct tls_ca *ca, SSL *ssl, const char *host)
 {
 	struct leaf_slot *slot = &ca->cache[slot_of(host)];
 
+	if (!ca->leaf_key && !(ca->leaf_key = EVP_EC_gen("P-256")))
+		return -EIO;
 	if (!slot->host || strcmp(slot->host, host) != 0) {
 		X509 *cert = mint_leaf(ca, host);
 		char *dup = strdup(host);

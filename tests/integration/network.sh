@@ -105,6 +105,24 @@ for _ in $(seq 50); do kill -0 "$proxy_pid" 2>/dev/null || { gone=0; break; }; s
 ok $gone "SIGKILL of agentsandbox takes the proxy with it"
 rm -f up.txt
 
+# The proxy starts before the sandbox; when it cannot (here: its hosts_file is
+# missing), the launch fails clearly, the agent never runs, nothing is left.
+sed "s#hosts_file = \"$TEST_TMP/hosts\"#hosts_file = \"$TEST_TMP/no-such-hosts\"#" \
+    "$TEST_TMP/filtered.cfg" >"$TEST_TMP/nohosts.cfg"
+err=$("$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/nohosts.cfg" -- -c "touch ran.txt" 2>&1)
+rc=$?
+diag "$err"
+ok $([ $rc -eq 125 ] && grep -q "the filtering proxy exited before it was ready" <<<"$err" &&
+    grep -q "no-such-hosts" <<<"$err"; echo $?) "a proxy that cannot start: exit 125, and the reason ($rc)"
+ok $([ ! -e ran.txt ]; echo $?) "a proxy that cannot start: the agent never ran"
+left=0
+for _ in $(seq 20); do
+    pgrep -u "$(id -u)" -f "agentsandbox-proxy --config $TEST_TMP/nohosts.cfg" >/dev/null || { left=1; break; }
+    sleep 0.1
+done
+ok $([ $left = 1 ]; echo $?) "a proxy that cannot start: no proxy process is left"
+rm -f ran.txt
+
 # --- allowlist: derive, paste, and it allows exactly what was used -------------
 cat >"$TEST_TMP/all.cfg" <<CFG
 sandbox: { name = "learn"; command = "bash"; packages = [ "curl" ]; };

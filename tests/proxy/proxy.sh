@@ -330,4 +330,56 @@ wait "$IDLE" "$BIG" 2>/dev/null
 ok $? "open connections are closed at exit"
 ! grep -qi -e "sanitizer" -e "runtime error" proxy.err
 ok $? "no sanitizer reports"
+
+# --- the TLS contexts are made on first use, but a configured upstream_ca_file
+# that does not load is still an error at start ---
+printf 'not a certificate\n' >badca.pem
+sed "s#upstream_ca_file = \"[^\"]*\"#upstream_ca_file = \"$PWD/badca.pem\"#" asb.cfg >badca.cfg
+grep -q "badca.pem" badca.cfg
+ok $? "a config with an upstream_ca_file that does not load"
+err=$(timeout 10 "$ASB_PROXY" --config badca.cfg --listen 127.0.0.1:0 --ca-out badca-ca.pem 2>&1)
+rc=$?
+ok $([ $rc -ne 0 ] && grep -q "upstream_ca_file .*badca.pem: cannot load it" <<<"$err"; echo $?) \
+    "an upstream_ca_file that does not load stops the start ($rc: $err)"
+
+# --- --listen-fd-from: the listener arrives after the start (how the launcher
+# starts the proxy before the sandbox's namespace exists); ready only then ---
+python3 - "$ASB_PROXY" "$HP" <<'PY' >late.out 2>late.err
+import os, select, socket, subprocess, sys, time
+proxy, hp = sys.argv[1], sys.argv[2]
+def start(tag):
+    a, b = socket.socketpair()
+    r, w = os.pipe()
+    p = subprocess.Popen([proxy, "--config", "asb.cfg", "--listen-fd-from", str(b.fileno()),
+                          "--ca-out", tag + "-ca.pem", "--log", tag + ".log", "--ready-fd", str(w)],
+                         pass_fds=(b.fileno(), w))
+    b.close(); os.close(w)
+    return p, a, r
+p, a, r = start("late")
+for _ in range(200):
+    if os.path.exists("late-ca.pem"): break
+    time.sleep(0.05)
+print("ca before the listener:", os.path.exists("late-ca.pem"))
+print("ready before the listener:", bool(select.select([r], [], [], 0.5)[0]))
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(8)
+port = l.getsockname()[1]
+socket.send_fds(a, [b"L"], [l.fileno()]); l.close()
+print("ready after it:", bool(select.select([r], [], [], 10)[0]) and os.read(r, 1) == b"1")
+c = socket.create_connection(("127.0.0.1", port), timeout=10)
+c.sendall(b"GET http://a.test:%s/hello HTTP/1.1\r\nHost: a.test:%s\r\nConnection: close\r\n\r\n" % (hp.encode(), hp.encode()))
+print("served:", c.recv(64).split(b"\r\n")[0].decode())
+p.terminate(); print("stopped:", p.wait())
+# The launcher gives up before the sandbox exists: the channel closes, the proxy leaves.
+p, a, r = start("gaveup")
+a.close()
+try: print("gave up, exit:", p.wait(timeout=10))
+except subprocess.TimeoutExpired: p.kill(); print("gave up, still running")
+PY
+diag "$(cat late.out late.err)"
+grep -q "^ca before the listener: True" late.out && grep -q "^ready before the listener: False" late.out
+ok $? "--listen-fd-from: the CA is written before the listener arrives, ready is not signalled"
+grep -q "^ready after it: True" late.out && grep -q "^served: HTTP/1.1 200" late.out && grep -q "^stopped: 0" late.out
+ok $? "--listen-fd-from: ready once the listener arrived, and it serves on it"
+grep -q "^gave up, exit: 0" late.out
+ok $? "--listen-fd-from: the channel closed without a listener, the proxy exits"
 done_testing
