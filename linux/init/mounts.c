@@ -468,16 +468,28 @@ static int stage_close(struct staging *s)
 	return r;
 }
 
-static int file(struct staging *s, const struct record *r, bool legacy)
+/* The mount point at r's path (of `type`), and in `name` the staging
+ * tmpfs's next entry (the tmpfs made on first use). */
+static int stage_next(struct staging *s, const struct record *r, mode_t type, char name[16])
 {
-	_autoclose_ int dest = mount_point(r->path, S_IFREG);
+	int dest = mount_point(r->path, type);
 	if (dest < 0)
 		return dest;
 	int e;
-	if (s->fd < 0 && (e = stage_open(s)) < 0)
+	if (s->fd < 0 && (e = stage_open(s)) < 0) {
+		close(dest);
 		return e;
+	}
+	snprintf(name, 16, "%u", s->next++);
+	return dest;
+}
+
+static int file(struct staging *s, const struct record *r, bool legacy)
+{
 	char name[16];
-	snprintf(name, sizeof(name), "%u", s->next++);
+	_autoclose_ int dest = stage_next(s, r, S_IFREG, name);
+	if (dest < 0)
+		return dest;
 	_autoclose_ int w =
 	    openat(s->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (w < 0)
@@ -504,14 +516,10 @@ static int file(struct staging *s, const struct record *r, bool legacy)
  * detached: each directory is the root of its own mount. */
 static int tmpfs(struct staging *s, const struct record *r, bool legacy)
 {
-	_autoclose_ int dest = mount_point(r->path, S_IFDIR);
+	char name[16];
+	_autoclose_ int dest = stage_next(s, r, S_IFDIR, name);
 	if (dest < 0)
 		return dest;
-	int e;
-	if (s->fd < 0 && (e = stage_open(s)) < 0)
-		return e;
-	char name[16];
-	snprintf(name, sizeof(name), "%u", s->next++);
 	if (mkdirat(s->fd, name, 0700) < 0)
 		return -errno;
 	_autoclose_ int src = openat(s->fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
