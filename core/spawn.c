@@ -104,6 +104,23 @@ static void failure_text(const struct child_failure *f, const char *const *argv,
 		snprintf(buf, len, "cannot run %s: %s", argv[0], strerror(f->err));
 }
 
+/* A pty needs a session leader above the sandbox (relay), which waits for
+ * it: that child cannot share the launcher's memory. Sanitizers keep state
+ * (shadow stack) the child would change under the launcher. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define SANITIZED 1 /* gcc */
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define SANITIZED 1 /* clang: it has no __SANITIZE_ADDRESS__ */
+#endif
+#endif
+#if defined(__linux__) && !defined(SANITIZED)
+#define HAVE_SHARED_CHILD 1
+#else
+#define HAVE_SHARED_CHILD 0
+#endif
+
+#if HAVE_SHARED_CHILD
 /* Every handled signal back to its default, then none blocked: a handler of
  * the launcher's must not run in a child that shares its memory. */
 static void child_signals_default(void)
@@ -122,21 +139,6 @@ static void child_signals_default(void)
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }
-
-/* A pty needs a session leader above the sandbox (relay), which waits for
- * it: that child cannot share the launcher's memory. Sanitizers keep state
- * (shadow stack) the child would change under the launcher. */
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define SANITIZED 1 /* gcc */
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define SANITIZED 1 /* clang: it has no __SANITIZE_ADDRESS__ */
-#endif
-#endif
-#if defined(__linux__) && !defined(SANITIZED)
-#define HAVE_SHARED_CHILD 1
-#else
-#define HAVE_SHARED_CHILD 0
 #endif
 
 /* fork, and the relay when the terminal needs one: the child reports what
