@@ -141,22 +141,35 @@ static void child_signals_default(void)
 }
 #endif
 
-/* fork, and the relay when the terminal needs one: the child reports what
- * failed itself, on its stderr (the pty), and exits 125. */
+/* fork, and the relay when the terminal needs one. Without a relay the
+ * child sends what failed over a pipe that its exec closes, so a failure
+ * before the exec is this call's error as with vfork; under a relay it says
+ * so itself, on its stderr (the pty), and exits 125. */
 static int spawn_forked(const char *const *argv, const char *const *envp,
                         const struct spawn_opts *o, bool nnp, pid_t *pid_out)
 {
+	bool relayed = o->term && terminal_child_needs_leader(o->term);
+	int report[2] = {-1, -1};
+	int r = relayed ? 0 : pipe_cloexec(report);
+	if (r < 0)
+		return r;
 	pid_t parent = getpid();
 	pid_t pid = fork();
-	if (pid < 0)
-		return -errno;
+	if (pid < 0) {
+		int e = errno;
+		if (!relayed) {
+			close(report[0]);
+			close(report[1]);
+		}
+		return -e;
+	}
 	if (pid == 0) {
 		sigset_t all;
 		sigemptyset(&all);
 		sigprocmask(SIG_SETMASK, &all, NULL);
 		if (o->term)
 			terminal_child(o->term);
-		if (o->term && terminal_child_needs_leader(o->term)) {
+		if (relayed) {
 			pid_t g = fork();
 			if (g < 0)
 				_exit(125);
@@ -167,10 +180,29 @@ static int spawn_forked(const char *const *argv, const char *const *envp,
 		}
 		struct child_failure f = {0};
 		child_exec(argv, envp, o, parent, nnp, &f);
+		if (!relayed) {
+			(void)write_all(report[1], &f, sizeof(f));
+			_exit(125);
+		}
 		char why[PATH_MAX + 128];
 		failure_text(&f, argv, o, why, sizeof(why));
 		dprintf(STDERR_FILENO, "agentsandbox: %s\n", why);
 		_exit(125);
+	}
+	if (!relayed) {
+		close(report[1]);
+		struct child_failure f = {0};
+		ssize_t n;
+		while ((n = read(report[0], &f, sizeof(f))) < 0 && errno == EINTR)
+			;
+		close(report[0]);
+		if (n == (ssize_t)sizeof(f) && f.step != STEP_NONE) {
+			while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			if (o->why && o->why_len)
+				failure_text(&f, argv, o, o->why, o->why_len);
+			return f.err > 0 ? -f.err : -EIO;
+		}
 	}
 	*pid_out = pid;
 	return 0;
