@@ -20,10 +20,16 @@ import os, random, shutil, statistics, subprocess, sys, tempfile, time
 
 old, new, rounds, modes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 work = tempfile.mkdtemp(prefix=os.path.join(os.environ.get("TMPDIR", "/tmp"), "asb-bench."))
-ws, home = os.path.join(work, "ws"), os.path.join(work, "home")
-os.makedirs(ws)
-os.makedirs(home)
-env = dict(os.environ, HOME=home, XDG_STATE_HOME=os.path.join(work, "state"))
+# Each build its own workspace, home and state directory: what one leaves
+# between sessions (spare mount points, journals, the next session's
+# directory) is its own, and must not slow or speed up the other.
+place = {}
+for tag in ("raw", "OLD", "NEW"):
+    ws, home = os.path.join(work, tag, "ws"), os.path.join(work, tag, "home")
+    os.makedirs(ws)
+    os.makedirs(home)
+    place[tag] = (ws, dict(os.environ, HOME=home, XDG_STATE_HOME=os.path.join(work, tag, "state")))
+ws, home = place["raw"][0], os.path.join(work, "raw", "home")
 net = {"off": "network: { enabled = false; };\n",
        "filtered": 'network: { allowed_domains = ( "example.com" ); };\n', "open": ""}
 cmds = {"raw bwrap": [shutil.which("bwrap"), "--unshare-all", "--die-with-parent",
@@ -45,7 +51,8 @@ try:
         random.shuffle(order)
         for k in order:
             t0 = time.perf_counter()
-            rc = subprocess.call(cmds[k], cwd=ws, env=env, stdout=subprocess.DEVNULL,
+            cwd, env = place[k.split()[0]]
+            rc = subprocess.call(cmds[k], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
                                  stderr=subprocess.DEVNULL)
             dt = (time.perf_counter() - t0) * 1000
             if rc != 0:
