@@ -65,10 +65,12 @@ if command -v Xvfb >/dev/null && command -v xdpyinfo >/dev/null; then
         printf host-copied | xclip -selection clipboard -i -loops 1
         out=$(inside --allow-clipboard -- -c 'xclip -selection clipboard -o' 2>/dev/null)
         ok $([ "$out" = host-copied ]; echo $?) "clipboard (x11): what the host copied is pasted inside ($out)"
-        inside --allow-clipboard -- -c 'printf from-sandbox | xclip -selection clipboard -i; sleep 4' 2>/dev/null &
+        # The sandbox holds the selection for 10 s; the host asks for up to
+        # ~8 s (a launch under the full suite's load can take seconds).
+        inside --allow-clipboard -- -c 'printf from-sandbox | xclip -selection clipboard -i; sleep 10' 2>/dev/null &
         copier=$!
         got=
-        for _ in $(seq 30); do
+        for _ in $(seq 80); do
             got=$(timeout 2 xclip -selection clipboard -o 2>/dev/null) && [ "$got" = from-sandbox ] && break
             sleep 0.1
         done
