@@ -30,6 +30,9 @@ ok $(! grep -q -- '--cap-add\|--mounts-fd\|# init-mounts' <<<"$out"; echo $?) \
 out=$(cd "$TEST_TMP/plain" && asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
 ok $(grep -q -- '--mounts-fd' <<<"$out" && grep -q "^tmpfs 0755 $TEST_TMP/plain/.claude$" <<<"$out"; echo $?) \
     "the project files' masks: init makes them"
+caps=$(cd "$TEST_TMP/plain" && asb -c "$TEST_TMP/b.cfg" -- -c 'grep ^Cap /proc/self/status' 2>&1)
+ok $([ "$(grep -c '0000000000000000$' <<<"$caps")" = 5 ]; echo $?) \
+    "the default plan, masks made by init: no capability inside ($(tr '\n\t' '  ' <<<"$caps"))"
 for i in $(seq 1 4); do git init -q "$WS/r$i"; done
 out=$(asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
 ok $(grep -q -- '--mounts-fd' <<<"$out" && grep -q "^ro [0-9]* [0-9]* $WS/r3/.git/config$" <<<"$out"; echo $?) \
