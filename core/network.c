@@ -26,8 +26,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 
 #define READY_TIMEOUT_MS 10000
+#define EXIT_GRACE_MS    2000 /* a program that closed its ready pipe, until it is reaped */
 #define SYSTEM_BUNDLE    "/etc/ssl/certs/ca-certificates.crt"
 
 const char *network_mode_name(int mode)
@@ -343,12 +345,22 @@ static int wait_ready(int fd, pid_t pid, const char *what)
 		r = poll(&pfd, 1, READY_TIMEOUT_MS);
 	while (r < 0 && errno == EINTR);
 	char c;
-	if (r == 1 && read(fd, &c, 1) == 1)
+	ssize_t got = r == 1 ? read(fd, &c, 1) : -1;
+	if (got == 1)
 		return 0;
+	/* End of file: it is exiting. Its fds close before the kernel makes it
+	 * a zombie, so give it a moment (a sanitizer build's exit is slow). */
 	int status;
-	if (waitpid(pid, &status, WNOHANG) == pid)
+	pid_t w = waitpid(pid, &status, WNOHANG);
+	for (int waited = 0; got == 0 && w == 0 && waited < EXIT_GRACE_MS; waited += 5) {
+		(void)nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+		w = waitpid(pid, &status, WNOHANG);
+	}
+	if (w == pid)
 		err_set("%s exited before it was ready (status %d)", what,
 		        WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+	else if (got == 0)
+		err_set("%s closed its ready pipe without being ready", what);
 	else
 		err_set("%s was not ready within %d s", what, READY_TIMEOUT_MS / 1000);
 	return -ETIMEDOUT;
