@@ -26,12 +26,22 @@ printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n' >"$WORK/open.cfg
 # The raw bwrap line: exactly what agentsandbox runs for the minimal config,
 # minus the fds only the launcher can hand over (binds by path instead).
 "$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" --show-config 2>/dev/null |
-    sed -n '/^# backend command/,$p' | tail -n +2 | tr -d '\\\n' >"$WORK/raw.txt"
+    sed -n '/^# backend command/,/^$/p' | tail -n +2 | tr -d '\\\n' >"$WORK/raw.txt"
 # The pinned paths become plain binds of the same paths; generated files
 # (the seccomp filter among them) are dropped, and so is the init helper's
 # --seccomp option that would read one.
 "$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" --show-config 2>/dev/null >"$WORK/show.txt"
-raw=$(python3 - "$WORK/raw.txt" "$WORK/ws" "$BUILD/linux/agentsandbox-init" <<'PY'
+# The init helper's mount list as --show-config prints it, where a file
+# record's contents are left out: the same number of bytes stand in.
+sed -n '/^# init-mounts/,$p' "$WORK/show.txt" | tail -n +2 |
+    python3 -c '
+import sys
+for line in sys.stdin:
+    sys.stdout.write(line)
+    w = line.split(" ", 3)
+    if w[0] == "file":
+        sys.stdout.write("x" * int(w[2]) + "\n")' >"$WORK/init-mounts.txt"
+raw=$(python3 - "$WORK/raw.txt" "$WORK/ws" "$BUILD/linux/agentsandbox-init" "$WORK/init-mounts.txt" <<'PY'
 import re, shlex, sys
 words = shlex.split(open(sys.argv[1]).read())
 ws, init = sys.argv[2], sys.argv[3]
@@ -43,6 +53,11 @@ while i < len(words):
         src = init if dest == "/run/agentsandbox/init" else dest
         out += ["--ro-bind" if w == "--ro-bind-fd" else "--bind", src, dest]
         i += 3
+    elif w == "--file" and words[i + 2].startswith("/run/agentsandbox/"):
+        # Generated (the seccomp filter): dropped, with its --perms.
+        if out[-2:-1] == ["--perms"]:
+            del out[-2:]
+        i += 3
     elif w == "--file":
         # A copy (plugins/bwrap/copies.c) reads an fd once: open the same
         # file for it in the shell that execs bwrap.
@@ -50,6 +65,13 @@ while i < len(words):
         redirs.append("%d<%s" % (fd, shlex.quote(words[i + 2])))
         out += ["--file", str(fd), words[i + 2]]
         i += 3
+    elif w == "--mounts-fd":
+        # The init helper's mount list (--show-config prints it below the
+        # command): from a file of it, on an fd like the launcher's.
+        fd = 100 + len(redirs)
+        redirs.append("%d<%s" % (fd, shlex.quote(sys.argv[4])))
+        out += ["--mounts-fd", str(fd)]
+        i += 2
     elif w in ("--info-fd", "--block-fd"):
         i += 2
     elif w == "--perms" and i + 2 < len(words) and words[i + 2] == "--ro-bind-data":
@@ -77,6 +99,11 @@ wrap() {
     fi
 }
 echo "raw bwrap: $(wc -w <<<"$raw") words"
+# Once by hand: a line that cannot run says why here, not inside hyperfine.
+if ! err=$(eval "$(wrap "$raw")" 2>&1); then
+    printf 'bench/launch.sh: the raw bwrap line fails: %s\n' "$err" >&2
+    exit 1
+fi
 
 hyperfine --warmup 5 --min-runs 40 -N \
     --export-markdown "$WORK/launch.md" \
