@@ -194,19 +194,21 @@ int session_prune(const char *root, size_t keep)
 		_cleanup_free_ char *priv = str_printf("%s/%s/private", root, names.v[i]);
 		if (!dir || !lock || !priv)
 			continue;
+		/* A kept one matters only with private directories (bundles,
+		 * runtime state): its sandbox runs, or a launcher killed
+		 * outright left them. Most have none: one lstat each. */
+		struct stat st;
+		if (i < keep && lstat(priv, &st) < 0)
+			continue;
 		_cleanup_close_ int fd = open(lock, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
 		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) < 0)
 			continue; /* its sandbox still runs */
 		if (i >= keep) {
 			if (rm_rf(dir) == 0)
 				removed++;
-			continue;
-		}
-		/* Kept, but ended: a launcher killed outright left its private
-		 * directories (bundles, runtime state) behind. */
-		struct stat st;
-		if (lstat(priv, &st) == 0)
+		} else {
 			(void)rm_rf(priv);
+		}
 	}
 	strv_clear(&names);
 	return removed;

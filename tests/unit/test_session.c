@@ -2,6 +2,7 @@
 /* core/session.c: the directory prepared for the next launch. */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -84,6 +85,85 @@ static void test_session_prepared(void **state)
 	session_close(&a);
 }
 
+/* make_session ROOT NAME [PRIVATE]: an ended session directory (its .lock
+ * unheld), with a private/ directory when asked. */
+static void make_session(const char *root, const char *name, bool private)
+{
+	char dir[600], path[700];
+	snprintf(dir, sizeof(dir), "%s/%s", root, name);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	snprintf(path, sizeof(path), "%s/.lock", dir);
+	int fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	snprintf(path, sizeof(path), "%s/launch.log", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	if (private) {
+		snprintf(path, sizeof(path), "%s/private", dir);
+		assert_int_equal(mkdir(path, 0700), 0);
+		snprintf(path, sizeof(path), "%s/private/bundle", dir);
+		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+		assert_true(fd >= 0);
+		close(fd);
+	}
+}
+
+static bool exists(const char *root, const char *rel)
+{
+	char path[700];
+	struct stat st;
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	return lstat(path, &st) == 0;
+}
+
+static int hold(const char *root, const char *name)
+{
+	char path[700];
+	snprintf(path, sizeof(path), "%s/%s/.lock", root, name);
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	assert_true(fd >= 0);
+	assert_int_equal(flock(fd, LOCK_EX | LOCK_NB), 0);
+	return fd;
+}
+
+/* The newest `keep` stay; older ended ones go, running ones (their lock
+ * held) stay; a kept one's private directories go once it has ended. */
+static void test_session_prune(void **state)
+{
+	(void)state;
+	char root[512];
+	snprintf(root, sizeof(root), "%s/prune", tmp);
+	assert_int_equal(mkdir(root, 0700), 0);
+	make_session(root, "20260101T000001.000Z-1-a", false);
+	make_session(root, "20260101T000002.000Z-2-b", true);
+	make_session(root, "20260101T000003.000Z-3-c", false);
+	make_session(root, "20260101T000004.000Z-4-d", true);
+	make_session(root, "20260101T000005.000Z-5-e", true);
+	make_session(root, "20260101T000006.000Z-6-f", false);
+	int running_b = hold(root, "20260101T000002.000Z-2-b");
+	int running_e = hold(root, "20260101T000005.000Z-5-e");
+
+	/* Kept: f, e, d. Beyond: c and a go, b runs. */
+	assert_int_equal(session_prune(root, 3), 2);
+	assert_false(exists(root, "20260101T000001.000Z-1-a"));
+	assert_true(exists(root, "20260101T000002.000Z-2-b/private/bundle"));
+	assert_false(exists(root, "20260101T000003.000Z-3-c"));
+	assert_true(exists(root, "20260101T000004.000Z-4-d/launch.log"));
+	assert_false(exists(root, "20260101T000004.000Z-4-d/private"));       /* ended */
+	assert_true(exists(root, "20260101T000005.000Z-5-e/private/bundle")); /* runs */
+	assert_true(exists(root, "20260101T000006.000Z-6-f/launch.log"));
+
+	/* Once b has ended, it goes too. */
+	close(running_b);
+	assert_int_equal(session_prune(root, 3), 1);
+	assert_false(exists(root, "20260101T000002.000Z-2-b"));
+	close(running_e);
+	assert_int_equal(session_prune(root, 3), 0);
+	assert_false(exists(root, "20260101T000005.000Z-5-e/private"));
+}
+
 int main(void)
 {
 	snprintf(tmp, sizeof(tmp), "%s/asb-session-XXXXXX",
@@ -92,6 +172,7 @@ int main(void)
 		return 1;
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_session_prepared),
+	    cmocka_unit_test(test_session_prune),
 	};
 	int r = cmocka_run_group_tests(tests, NULL, NULL);
 	(void)rm_rf(tmp);
