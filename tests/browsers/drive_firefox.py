@@ -81,11 +81,24 @@ def content_processes():
             yield pid
 
 
-def describe(pid):
+def status(pid):
     with open("/proc/%s/status" % pid) as f:
-        st = dict(line.split(":", 1) for line in f if ":" in line)
-    with open("/proc/self/status") as f:
-        mine = dict(line.split(":", 1) for line in f if ":" in line)
+        return dict(line.split(":", 1) for line in f if ":" in line)
+
+
+def describe(pid):
+    mine = status("self")
+    # A content process Firefox has just started (a preallocated one) may
+    # not have reached its sandbox yet: give it a few seconds on a loaded
+    # machine, then report what it has.
+    for _ in range(50):
+        try:
+            st = status(pid)
+        except OSError:
+            return
+        if int(st.get("Seccomp_filters", "0")) > int(mine.get("Seccomp_filters", "0")):
+            break
+        time.sleep(0.1)
     # Every process inside has agentsandbox's filter; Firefox's is one more.
     print("content", pid, "seccomp", st.get("Seccomp", "?").strip())
     print("content", pid, "extra_filters",

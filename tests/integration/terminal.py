@@ -289,6 +289,11 @@ for mode, redirect in [("filtered, stdin redirected", "</dev/null"),
     t = Term()
     t.run(asb("-- -c 'while :; do date +%%s%%N >> ticks; sleep 0.1; done' %s" % redirect))
     t.settle(1.5)
+    # A loaded machine may take longer to start the sandbox.
+    for _ in range(100):
+        if os.path.exists(ticks):
+            break
+        time.sleep(0.1)
     t.send(b"\x1a")
     ok(t.expect(rb"Stopped[^$]*PROMPT\$ "), "%s: Ctrl-Z gives the shell its prompt" % mode)
     n1 = len(open(ticks).read().split())
@@ -297,6 +302,10 @@ for mode, redirect in [("filtered, stdin redirected", "</dev/null"),
     ok(n1 == n2, "%s: and the agent is stopped meanwhile (%d, %d ticks)" % (mode, n1, n2))
     t.run("fg")
     t.settle(0.8)
+    for _ in range(50):
+        if len(open(ticks).read().split()) > n2:
+            break
+        time.sleep(0.1)
     ok(len(open(ticks).read().split()) > n2, "%s: fg lets it run again" % mode)
     t.send(b"\x03")
     ok(t.expect(rb"PROMPT\$ "), "%s: Ctrl-C ends the shell loop (the whole job got it)" % mode)
