@@ -16,6 +16,12 @@
  *   rotmpfs MODE PATH     the same, read-only
  *   file MODE LEN PATH    a read-only file of LEN bytes (the next LEN bytes
  *                         of the list, then a newline) bound on the file PATH
+ *   stage PATH            where the backend bound host directories for init
+ *                         (a directory under ASB_RUN_DIR; before any record
+ *                         that makes a mount): at the end, covered by an
+ *                         empty read-only tmpfs
+ *   rohost DEV INO PATH   bind the host's directory PATH, at stage/PATH,
+ *                         read-only on the directory PATH; it must be DEV:INO
  *
  * PATH is absolute and canonical: no symlink is followed on the way to it
  * (one planted since the launcher checked is an error, never a detour).
@@ -62,6 +68,7 @@
 #define MOUNT_ATTR_NODEV_      0x4ull
 #define RESOLVE_NO_MAGICLINKS_ 0x02ull
 #define RESOLVE_NO_SYMLINKS_   0x04ull
+#define RESOLVE_BENEATH_       0x08ull
 
 struct open_how_ {
 	uint64_t flags, mode, resolve;
@@ -74,7 +81,7 @@ struct mount_attr_ {
 #define MAX_LIST    (64u << 20)
 #define MAX_RECORDS 65536u
 
-enum op { OP_RO, OP_RW, OP_TMPFS, OP_ROTMPFS, OP_FILE };
+enum op { OP_RO, OP_RW, OP_TMPFS, OP_ROTMPFS, OP_FILE, OP_STAGE, OP_ROHOST };
 
 struct record {
 	enum op op;
@@ -204,12 +211,18 @@ static int parse(char *buf, size_t len, struct record **out, size_t *n_out)
 			r->op = OP_ROTMPFS;
 		else if (WORD("file"))
 			r->op = OP_FILE;
+		else if (WORD("stage"))
+			r->op = OP_STAGE;
+		else if (WORD("rohost"))
+			r->op = OP_ROHOST;
 		else
 			goto bad;
 #undef WORD
 		p = sp + 1;
 		unsigned long long v;
-		if (r->op == OP_RO || r->op == OP_RW) {
+		if (r->op == OP_STAGE) {
+			/* the path alone */
+		} else if (r->op == OP_RO || r->op == OP_RW || r->op == OP_ROHOST) {
 			if (number(&p, 10, ULLONG_MAX, &r->dev) < 0 ||
 			    number(&p, 10, ULLONG_MAX, &r->ino) < 0)
 				goto bad;
@@ -247,15 +260,17 @@ bad:
 	return -EINVAL;
 }
 
-/* Walk to path one component at a time, never through a symlink: for a
- * kernel without openat2. */
-static int walk_nofollow(const char *path)
+/* Walk to path (absolute: from the root; relative: from dirfd) one
+ * component at a time, never through a symlink nor "..": for a kernel
+ * without openat2. */
+static int walk_nofollow(int dirfd, const char *path)
 {
-	int fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int fd = path[0] == '/' ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+	                        : fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
 		return -errno;
 	char comp[NAME_MAX + 1];
-	for (const char *c = path + 1; *c;) {
+	for (const char *c = path + (path[0] == '/'); *c;) {
 		size_t n = strcspn(c, "/");
 		memcpy(comp, c, n);
 		comp[n] = '\0';
@@ -291,7 +306,21 @@ static int resolve(const char *path)
 		return (int)fd;
 	if (errno != ENOSYS)
 		return -errno;
-	return walk_nofollow(path);
+	return walk_nofollow(AT_FDCWD, path);
+}
+
+/* As resolve(), for the relative path rel beneath the directory dirfd. */
+static int resolve_beneath(int dirfd, const char *rel)
+{
+	struct open_how_ how = {.flags = O_PATH | O_CLOEXEC,
+	                        .resolve = RESOLVE_BENEATH_ | RESOLVE_NO_SYMLINKS_ |
+	                                   RESOLVE_NO_MAGICLINKS_};
+	long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+	if (fd >= 0)
+		return (int)fd;
+	if (errno != ENOSYS)
+		return -errno;
+	return walk_nofollow(dirfd, rel);
 }
 
 /* As resolve(), making what is missing as bubblewrap does for its mount
@@ -530,6 +559,69 @@ static int tmpfs(struct staging *s, const struct record *r, bool legacy)
 	return bind(src, dest, r->path, r->op == OP_ROTMPFS, legacy);
 }
 
+/* The stage record: the directory where the backend bound host directories
+ * (under ASB_RUN_DIR, opened before init's staging tmpfs covers it). */
+struct host_stage {
+	int fd; /* or -1 */
+	const char *path;
+};
+
+static int host_stage_open(struct host_stage *h, const struct staging *s, const struct record *r)
+{
+	static const char under[] = ASB_RUN_DIR "/";
+	if (h->fd >= 0 || s->fd >= 0 || strncmp(r->path, under, sizeof(under) - 1) != 0)
+		return -EINVAL;
+	int fd = resolve(r->path);
+	if (fd < 0)
+		return fd;
+	int e = stat_is(fd, S_IFDIR);
+	if (e < 0) {
+		close(fd);
+		return e;
+	}
+	h->fd = fd;
+	h->path = r->path;
+	return 0;
+}
+
+/* The host's directory at stage/PATH, the one checked, read-only on PATH. */
+static int bind_host(const struct host_stage *h, const struct record *r, bool legacy)
+{
+	if (h->fd < 0)
+		return -EINVAL;
+	_autoclose_ int src = resolve_beneath(h->fd, r->path + 1);
+	if (src < 0)
+		return src;
+	struct stat st;
+	if (fstat(src, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode) || (unsigned long long)st.st_dev != r->dev ||
+	    (unsigned long long)st.st_ino != r->ino)
+		return -ESTALE;
+	_autoclose_ int dest = mount_point(r->path, S_IFDIR);
+	if (dest < 0)
+		return dest;
+	return bind(src, dest, r->path, true, legacy);
+}
+
+/* Nothing of the host's stage is reachable: an empty read-only tmpfs over
+ * it. bubblewrap's mounts are locked beneath init's namespace (a second
+ * user namespace owns it), so its bind there cannot be detached, only
+ * covered, as the masks cover what they hide. */
+static int host_stage_close(struct host_stage *h)
+{
+	if (h->fd < 0)
+		return 0;
+	char p[32];
+	int r = mount("tmpfs", fd_path(h->fd, p), "tmpfs",
+	              MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555,size=4k") < 0
+	            ? -errno
+	            : 0;
+	close(h->fd);
+	h->fd = -1;
+	return r;
+}
+
 int init_mounts_apply(int fd, bool legacy, const char **what)
 {
 	static char failed_path[PATH_MAX];
@@ -554,6 +646,7 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 		goto out;
 	}
 	struct staging stage = {.fd = -1};
+	struct host_stage host = {.fd = -1};
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		/* A copy: the list is freed before the caller reports it. */
 		snprintf(failed_path, sizeof(failed_path), "%s", recs[i].path);
@@ -570,6 +663,12 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 		case OP_FILE:
 			r = file(&stage, &recs[i], legacy);
 			break;
+		case OP_STAGE:
+			r = host_stage_open(&host, &stage, &recs[i]);
+			break;
+		case OP_ROHOST:
+			r = bind_host(&host, &recs[i], legacy);
+			break;
 		}
 	}
 	if (r >= 0) {
@@ -577,6 +676,12 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 		r = stage_close(&stage);
 	} else {
 		(void)stage_close(&stage);
+	}
+	if (r >= 0) {
+		*what = "covering the host's stage";
+		r = host_stage_close(&host);
+	} else if (host.fd >= 0) {
+		close(host.fd);
 	}
 out:
 	free(recs);

@@ -182,6 +182,20 @@ static int render_bin_dir(const struct asb_host *host, struct asb_ctx *ctx, cons
 	return 0;
 }
 
+/* ASB_RUN_DIR with bin/, and the host's /etc staged there for init when it
+ * binds directories of it (init_mounts.h). */
+static int render_run_dir(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
+                          const struct init_mounts *m)
+{
+	int r = render_bin_dir(host, ctx, b);
+	if (r < 0 || !m->n_staged)
+		return r;
+	OUT("--ro-bind");
+	OUT(INIT_STAGED_TOP);
+	OUT(INIT_HOST_STAGE INIT_STAGED_TOP);
+	return 0;
+}
+
 /* The mounts init makes: a real launch planned them in prepare; a dry run
  * plans them here, to show them. */
 static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
@@ -240,11 +254,12 @@ static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct
 		if ((r = host->plan_entry_get(ctx, (uint32_t)i, &e)) < 0)
 			return r;
 		if (!bin_done && path_is_within(e.dest, ASB_RUN_DIR)) {
-			if ((r = render_bin_dir(host, ctx, b)) < 0)
+			if ((r = render_run_dir(host, ctx, b, m)) < 0)
 				return r;
 			bin_done = true;
 		}
-		if (init_mounts_delegated(m, (uint32_t)i))
+		bool staged = init_mounts_staged(m, (uint32_t)i);
+		if (init_mounts_delegated(m, (uint32_t)i) && !staged)
 			continue;
 		int d = bwrap_copy_dir_of(b, e.dest);
 		if (d >= 0 && !dir_done[d]) {
@@ -254,6 +269,14 @@ static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct
 			OUT("--tmpfs");
 			OUT(b->copy_dirs[d]);
 			dir_done[d] = true;
+		}
+		if (staged) {
+			/* init binds the host's directory here, from the stage. */
+			if ((r = out_perms(host, ctx, 0755)) < 0)
+				return r;
+			OUT("--dir");
+			OUT(e.dest);
+			continue;
 		}
 		const struct bwrap_copy *c = (size_t)i < b->n_copies ? &b->copies[i] : NULL;
 		if (c && c->state == COPY_GONE)
@@ -270,7 +293,7 @@ static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct
 		if (r < 0)
 			return r;
 	}
-	if (!bin_done && (r = render_bin_dir(host, ctx, b)) < 0)
+	if (!bin_done && (r = render_run_dir(host, ctx, b, m)) < 0)
 		return r;
 	/* Read-only last: until now bubblewrap makes mount points in them. */
 	for (size_t d = 0; d < b->n_copy_dirs; d++) {

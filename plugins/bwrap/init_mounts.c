@@ -16,7 +16,16 @@
  *
  * Kinds: self binds of pinned paths, tmpfs (ephemeral and directory masks),
  * generated files and file masks. A plan with few of them keeps bubblewrap
- * doing everything, as before. */
+ * doing everything, as before.
+ *
+ * And the system's directories in /etc (ssl, ca-certificates, ld.so.conf.d,
+ * ...), which sit in bubblewrap's /etc tmpfs, where init sees no host
+ * object: bubblewrap binds the host's /etc once at INIT_HOST_STAGE/etc and
+ * makes their mount points (--dir); init binds each from there, checked by
+ * device and inode, then covers the stage with an empty read-only tmpfs
+ * (bubblewrap's mounts are locked beneath init's: not detachable). One bind
+ * and one mount table re-read by bubblewrap instead of one of each per
+ * directory. */
 #include "init_mounts.h"
 
 #include "util.h"
@@ -65,6 +74,28 @@ static bool kind_ok(const struct asb_entry *e)
 	return false;
 }
 
+/* A read-only bind of a host directory by its own name under a staged top
+ * directory, with no entry before it at, above or below it (so what is
+ * there is bubblewrap's own tmpfs, and the host's tree has none of the
+ * sandbox's mounts below it). A symlink stays bubblewrap's (it follows it;
+ * init follows none), as does anything not there now. */
+static bool staged_candidate(const struct asb_entry *es, uint32_t i, struct stat *st)
+{
+	const struct asb_entry *e = &es[i];
+	if (e->type != ASB_ENTRY_READ || !e->host_path || strcmp(e->host_path, e->dest) != 0 ||
+	    !path_is_within(e->dest, INIT_STAGED_TOP) || strcmp(e->dest, INIT_STAGED_TOP) == 0)
+		return false;
+	for (uint32_t j = 0; j < i; j++)
+		if (overlap(e->dest, es[j].dest))
+			return false;
+	if (lstat(e->host_path, st) < 0 || !S_ISDIR(st->st_mode))
+		return false;
+	/* Pinned: the very object the launcher checked. */
+	struct stat pinned;
+	return e->fd < 0 || (fstat(e->fd, &pinned) == 0 && pinned.st_dev == st->st_dev &&
+	                     pinned.st_ino == st->st_ino);
+}
+
 static bool candidate(const struct asb_entry *es, uint32_t i)
 {
 	const struct asb_entry *e = &es[i];
@@ -97,11 +128,19 @@ static const char *pick_mode(const char *mode)
 	return mode && (strcmp(mode, "always") == 0 || strcmp(mode, "never") == 0) ? mode : "auto";
 }
 
-static int write_record(FILE *list, FILE *shown, const struct asb_entry *e)
+static int write_record(FILE *list, FILE *shown, const struct asb_entry *e,
+                        const struct stat *staged)
 {
 	char head[64];
 	const void *data = NULL;
 	size_t len = 0;
+	if (staged) {
+		snprintf(head, sizeof(head), "rohost %llu %llu", (unsigned long long)staged->st_dev,
+		         (unsigned long long)staged->st_ino);
+		fprintf(list, "%s %s\n", head, e->dest);
+		fprintf(shown, "%s %s\n", head, e->dest);
+		return 0;
+	}
 	switch (e->type) {
 	case ASB_ENTRY_READ:
 	case ASB_ENTRY_WRITE: {
@@ -159,7 +198,8 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps
 	_cleanup_free_ struct asb_entry *es = calloc((size_t)n, sizeof(*es));
 	_cleanup_free_ uint8_t *del = calloc((size_t)n, 1);
 	_cleanup_free_ uint32_t *kept = calloc((size_t)n, sizeof(*kept));
-	if (!es || !del || !kept)
+	_cleanup_free_ struct stat *host_st = calloc((size_t)n, sizeof(*host_st));
+	if (!es || !del || !kept || !host_st)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		es[i].struct_size = sizeof(es[i]);
@@ -168,14 +208,16 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps
 			return r;
 	}
 	/* From the end: what bubblewrap keeps after an entry decides it. */
-	uint32_t n_kept = 0, n_del = 0;
+	uint32_t n_kept = 0, n_del = 0, n_staged = 0;
 	for (uint32_t i = (uint32_t)n; i-- > 0;) {
-		bool ok = candidate(es, i);
+		bool staged = false,
+		     ok = candidate(es, i) || (staged = staged_candidate(es, i, &host_st[i]));
 		for (uint32_t k = 0; ok && k < n_kept; k++)
 			ok = !overlap(es[i].dest, es[kept[k]].dest);
 		if (ok) {
-			del[i] = 1;
+			del[i] = staged ? INIT_MOUNT_STAGED : INIT_MOUNT_SELF;
 			n_del++;
+			n_staged += staged;
 		} else {
 			kept[n_kept++] = i;
 		}
@@ -191,10 +233,16 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps
 	if (r == 0) {
 		fputs("asb-init-mounts 1\n", fl);
 		fputs("asb-init-mounts 1\n", fs);
+		/* First: init opens it before its own staging tmpfs covers it. */
+		if (n_staged) {
+			fputs("stage " INIT_HOST_STAGE "\n", fl);
+			fputs("stage " INIT_HOST_STAGE "\n", fs);
+		}
 	}
 	for (int i = 0; r == 0 && i < n; i++)
 		if (del[i])
-			r = write_record(fl, fs, &es[i]);
+			r = write_record(fl, fs, &es[i],
+			                 del[i] == INIT_MOUNT_STAGED ? &host_st[i] : NULL);
 	if (fl && fclose(fl) != 0 && r == 0)
 		r = -ENOMEM;
 	if (fs && fclose(fs) != 0 && r == 0)
@@ -207,6 +255,7 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps
 	m->delegated = TAKE_PTR(del);
 	m->n_entries = (uint32_t)n;
 	m->n_delegated = n_del;
+	m->n_staged = n_staged;
 	m->list = list;
 	m->list_len = list_len;
 	m->shown = shown;

@@ -12,10 +12,20 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Where bubblewrap binds the host's staged top-level directories (the
+ * host's /etc at INIT_HOST_STAGE/etc) for init, which detaches them. */
+#define INIT_HOST_STAGE ASB_RUN_DIR "/.host"
+/* The one top-level directory staged: the plan's system entries in /etc
+ * (what a user declares elsewhere stays bubblewrap's). */
+#define INIT_STAGED_TOP "/etc"
+
+enum { INIT_MOUNT_SELF = 1, INIT_MOUNT_STAGED = 2 };
+
 struct init_mounts {
-	uint8_t *delegated; /* per plan entry: init makes it */
+	uint8_t *delegated; /* per plan entry: 0, or INIT_MOUNT_*: init makes it */
 	uint32_t n_entries, n_delegated;
-	char *list; /* what init reads, the files' contents included */
+	uint32_t n_staged; /* of those, binds from the host's staged /etc */
+	char *list;        /* what init reads, the files' contents included */
 	size_t list_len;
 	char *shown; /* the same without the contents: --show-config, the session */
 	size_t shown_len;
@@ -29,7 +39,8 @@ struct init_mounts {
 
 /* Decide and write the list (none when there is little to gain, so the
  * common launch runs as before, or when bubblewrap may not hand init the
- * capabilities: !caps_allowed). Pure: reads the plan, fstat's its fds. */
+ * capabilities: !caps_allowed). Pure: reads the plan, fstat's its fds,
+ * lstat's the host directories it would stage. */
 int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps_allowed,
                      struct init_mounts *m);
 /* The list in a sealed memfd for init to read (m->fd). */
@@ -39,6 +50,11 @@ void init_mounts_clear(struct init_mounts *m);
 static inline bool init_mounts_delegated(const struct init_mounts *m, uint32_t i)
 {
 	return i < m->n_entries && m->delegated && m->delegated[i];
+}
+
+static inline bool init_mounts_staged(const struct init_mounts *m, uint32_t i)
+{
+	return init_mounts_delegated(m, i) && m->delegated[i] == INIT_MOUNT_STAGED;
 }
 
 #endif

@@ -33,6 +33,32 @@ ok $(grep -q -- '--mounts-fd' <<<"$out" && grep -q "^tmpfs 0755 $TEST_TMP/plain/
 caps=$(cd "$TEST_TMP/plain" && asb -c "$TEST_TMP/b.cfg" -- -c 'grep ^Cap /proc/self/status' 2>&1)
 ok $([ "$(grep -c '0000000000000000$' <<<"$caps")" = 5 ]; echo $?) \
     "the default plan, masks made by init: no capability inside ($(tr '\n\t' '  ' <<<"$caps"))"
+
+# The system's directories in /etc: bubblewrap binds the host's /etc once at
+# a stage, init binds each directory from there and covers the stage.
+out=$(cd "$TEST_TMP/plain" && asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
+ok $(grep -q -- '--ro-bind /etc /run/agentsandbox/.host/etc' <<<"$out" && grep -q -- '--dir /etc/ssl' <<<"$out" &&
+    grep -qx 'stage /run/agentsandbox/.host' <<<"$out" && grep -q "^rohost $(stat -c '%d %i' /etc/ssl) /etc/ssl$" <<<"$out" &&
+    ! grep -q -- '--ro-bind-try /etc/ssl' <<<"$out"; echo $?) \
+    "/etc's directories: one bind of the host's /etc at a stage, init binds each (device and inode checked)"
+out=$(cd "$TEST_TMP/plain" && asb -c "$TEST_TMP/nopf.cfg" --show-config 2>&1)
+ok $(grep -q -- '--ro-bind-try /etc/ssl /etc/ssl' <<<"$out" && ! grep -q 'host/etc' <<<"$out"; echo $?) \
+    "without init's mounts: bubblewrap binds /etc's directories itself, no stage"
+printf 'sandbox: { command = "sh"; packages = [ "sh", "ls", "cat", "touch", "umount", "mount", "unshare", "grep", "sort" ]; };\nnetwork: { enabled = false; };\nplugins: { probe: { lift = [ "mount", "userns", "namespaces" ]; }; };\n' >"$TEST_TMP/etc.cfg"
+out=$(cd "$TEST_TMP/plain" && "$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/etc.cfg" -- -c '
+  [ "$(ls -A /etc/ssl | sort)" = "$1" ] && echo SSL-SAME
+  [ "$(ls -A /etc/alternatives | sort)" = "$2" ] && echo ALT-SAME
+  touch /etc/ssl/x 2>/dev/null && echo WROTE-ETC
+  [ -z "$(ls -A /run/agentsandbox/.host)" ] && echo STAGE-EMPTY
+  [ -e /run/agentsandbox/.host/etc ] && echo STAGE-REACHED
+  touch /run/agentsandbox/.host/x 2>/dev/null && echo WROTE-STAGE
+  umount /run/agentsandbox/.host 2>/dev/null && echo UMOUNTED; umount -l /run/agentsandbox/.host 2>/dev/null && echo UMOUNTED
+  umount /etc/ssl 2>/dev/null && echo UMOUNTED; mount -o remount,bind,rw /etc/ssl 2>/dev/null && echo REMOUNTED
+  unshare -Urm sh -c "umount -l /run/agentsandbox/.host && echo NESTED-UMOUNTED; ls /run/agentsandbox/.host/etc/passwd 2>/dev/null && echo NESTED-REACHED; true" 2>/dev/null
+  echo ran' sh "$(ls -A /etc/ssl | sort)" "$(ls -A /etc/alternatives | sort)" 2>&1)
+ok $(grep -qx ran <<<"$out" && grep -qx SSL-SAME <<<"$out" && grep -qx ALT-SAME <<<"$out" && grep -qx STAGE-EMPTY <<<"$out" &&
+    ! grep -q 'WROTE\|REACHED\|UMOUNTED\|REMOUNTED' <<<"$out"; echo $?) \
+    "inside: /etc's directories are the host's, read-only; the stage is an empty read-only cover nothing removes, also from a user namespace of its own: $(tr '\n' ' ' <<<"$out")"
 for i in $(seq 1 4); do git init -q "$WS/r$i"; done
 out=$(asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
 ok $(grep -q -- '--mounts-fd' <<<"$out" && grep -q "^ro [0-9]* [0-9]* $WS/r3/.git/config$" <<<"$out"; echo $?) \
@@ -94,7 +120,8 @@ out=$(run_init "ro $(st "$TEST_TMP/sym/real/d") $TEST_TMP/sym/real/d
 ")
 ok $(grep -qx ran <<<"$out"; echo $?) "the object checked: init mounts it and runs the command"
 for bad in "ro 1 2 relative/path" "ro 1 $TEST_TMP/sym/real/d" "tmpfs 0755 $TEST_TMP/sym/real/../d" \
-    "file 0444 99 $TEST_TMP/sym/real/f" "bogus 1 2 /x" "ro 1 2 $TEST_TMP/sym/real/d"; do
+    "file 0444 99 $TEST_TMP/sym/real/f" "bogus 1 2 /x" "ro 1 2 $TEST_TMP/sym/real/d" \
+    "rohost $(st /etc/ssl) /etc/ssl" "stage $TEST_TMP/sym/real" "stage /run/agentsandbox"; do
     out=$(run_init "$bad
 ")
     ok $(! grep -q ran <<<"$out"; echo $?) "a bad record is refused: $bad"
@@ -133,6 +160,41 @@ for mode in always auto; do
         "$mode: mask directories are separate writable mounts; mask files, /run/agentsandbox, /etc read-only; nothing renamed or unmounted: $out"
     ok $([ -z "$(ls -A "$MWS")" ]; echo $?) "$mode: nothing of the masks is left on the host ($(ls -A "$MWS" | tr '\n' ' '))"
 done
+
+# Host directories from a stage: the object checked, no symlink followed in
+# the stage, the stage before init's own mounts; the stage covered after.
+run_stage() { # list... -> what init's command saw
+    printf 'asb-init-mounts 1\n%s' "$1" >"$TEST_TMP/list"
+    bwrap --unshare-user --unshare-pid --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP \
+        --ro-bind / / --proc /proc --dev /dev --bind "$TEST_TMP/sym" "$TEST_TMP/sym" \
+        --tmpfs /run --dir /run/agentsandbox --ro-bind "$TEST_TMP/sym" "/run/agentsandbox/.host$TEST_TMP/sym" \
+        "$INIT" --mounts-fd 3 -- /bin/sh -c "[ -e $TEST_TMP/sym/real/d/x ] && echo SEEN
+          touch $TEST_TMP/sym/real/d/y 2>/dev/null && echo WROTE
+          ls -A /run/agentsandbox/.host | grep -q . && echo STAGE-LEFT; echo ran" \
+        3<"$TEST_TMP/list" 2>&1
+}
+touch "$TEST_TMP/sym/real/d/x"
+mkdir -p "$TEST_TMP/sym/other/d"
+out=$(run_stage "stage /run/agentsandbox/.host
+rohost $(st "$TEST_TMP/sym/real/d") $TEST_TMP/sym/other/d
+")
+ok $(! grep -q ran <<<"$out" && grep -q Stale <<<"$out"; echo $?) "rohost: another object at stage/PATH than the one checked: init fails ($out)"
+out=$(run_stage "stage /run/agentsandbox/.host
+rohost $(st "$TEST_TMP/sym/other/d") $TEST_TMP/sym/link/d
+")
+ok $(! grep -q ran <<<"$out" && grep -q 'Too many levels of symbolic links' <<<"$out"; echo $?) "rohost: a symlink on the way in the stage: init fails ($out)"
+out=$(run_stage "tmpfs 0755 $TEST_TMP/sym/real/t
+stage /run/agentsandbox/.host
+")
+ok $(! grep -q ran <<<"$out"; echo $?) "stage after a record of init's staging tmpfs: refused"
+out=$(run_stage "stage /run/agentsandbox/.host
+rohost $(st "$TEST_TMP/sym/real/d") $TEST_TMP/sym/real/d
+tmpfs 0755 $TEST_TMP/sym/real/t
+")
+ok $(grep -qx ran <<<"$out" && grep -qx SEEN <<<"$out" && ! grep -q 'STAGE-LEFT\|WROTE' <<<"$out"; echo $?) \
+    "rohost: the directory checked is bound from the stage, read-only, the stage covered after: $out"
+rmdir "$TEST_TMP/sym/real/t" 2>/dev/null
+rm -f "$TEST_TMP/sym/real/d/x"
 
 # init's tmpfs records are directories of its one staging tmpfs: their
 # modes, read-only where asked, apart from each other, the staging gone.
