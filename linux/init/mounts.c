@@ -22,6 +22,10 @@
  *                         empty read-only tmpfs
  *   rohost DEV INO PATH   bind the host's directory PATH, at stage/PATH,
  *                         read-only on the directory PATH; it must be DEV:INO
+ *   readonly PATH         the mount at PATH read-only, with those below it:
+ *                         after every other record (bubblewrap's
+ *                         --remount-ro, without its re-read of the mount
+ *                         table)
  *
  * PATH is absolute and canonical: no symlink is followed on the way to it
  * (one planted since the launcher checked is an error, never a detour).
@@ -81,7 +85,7 @@ struct mount_attr_ {
 #define MAX_LIST    (64u << 20)
 #define MAX_RECORDS 65536u
 
-enum op { OP_RO, OP_RW, OP_TMPFS, OP_ROTMPFS, OP_FILE, OP_STAGE, OP_ROHOST };
+enum op { OP_RO, OP_RW, OP_TMPFS, OP_ROTMPFS, OP_FILE, OP_STAGE, OP_ROHOST, OP_READONLY };
 
 struct record {
 	enum op op;
@@ -215,12 +219,14 @@ static int parse(char *buf, size_t len, struct record **out, size_t *n_out)
 			r->op = OP_STAGE;
 		else if (WORD("rohost"))
 			r->op = OP_ROHOST;
+		else if (WORD("readonly"))
+			r->op = OP_READONLY;
 		else
 			goto bad;
 #undef WORD
 		p = sp + 1;
 		unsigned long long v;
-		if (r->op == OP_STAGE) {
+		if (r->op == OP_STAGE || r->op == OP_READONLY) {
 			/* the path alone */
 		} else if (r->op == OP_RO || r->op == OP_RW || r->op == OP_ROHOST) {
 			if (number(&p, 10, ULLONG_MAX, &r->dev) < 0 ||
@@ -604,6 +610,24 @@ static int bind_host(const struct host_stage *h, const struct record *r, bool le
 	return bind(src, dest, r->path, true, legacy);
 }
 
+/* The mount at the record's path read-only, with what is below it (all
+ * read-only already where the kernel has no mount_setattr: the top then). */
+static int make_readonly(const struct record *r, bool legacy)
+{
+	_autoclose_ int fd = resolve(r->path);
+	if (fd < 0)
+		return fd;
+	if (!legacy) {
+		struct mount_attr_ attr = {.attr_set = MOUNT_ATTR_RDONLY_};
+		if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE_, &attr,
+		            sizeof(attr)) == 0)
+			return 0;
+		if (errno != ENOSYS)
+			return -errno;
+	}
+	return remount(fd, MS_RDONLY);
+}
+
 /* Nothing of the host's stage is reachable: an empty read-only tmpfs over
  * it. bubblewrap's mounts are locked beneath init's namespace (a second
  * user namespace owns it), so its bind there cannot be detached, only
@@ -669,6 +693,8 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 		case OP_ROHOST:
 			r = bind_host(&host, &recs[i], legacy);
 			break;
+		case OP_READONLY:
+			break; /* below, last */
 		}
 	}
 	if (r >= 0) {
@@ -683,6 +709,12 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 	} else if (host.fd >= 0) {
 		close(host.fd);
 	}
+	for (size_t i = 0; i < n && r >= 0; i++)
+		if (recs[i].op == OP_READONLY) {
+			snprintf(failed_path, sizeof(failed_path), "%s", recs[i].path);
+			*what = failed_path;
+			r = make_readonly(&recs[i], legacy);
+		}
 out:
 	free(recs);
 	free(buf);

@@ -244,9 +244,6 @@ static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void 
 	 * command was reached (setup failures are told apart from its status). */
 	if (r >= 0 && (host->plan_hardening(ctx) & (ASB_HARD_SECCOMP | ASB_HARD_LANDLOCK)))
 		r = pipe_cloexec(b->status);
-	if (r >= 0 && (r = init_mounts_plan(host, ctx, bwrap_may_add_caps(b), &b->mounts)) >= 0 &&
-	    b->mounts.n_delegated)
-		r = init_mounts_seal(&b->mounts);
 	/* Not fatal: without it, the same view is made one symlink at a time. */
 	if (r >= 0 && host->plan_exec_count(ctx) > 0) {
 		int e = bwrap_bin_dir(host, ctx, &b->bin_fd);
@@ -267,6 +264,10 @@ static int bwrap_build(const struct asb_host *host, struct asb_ctx *ctx, void *d
 			return r;
 	}
 	int r = bwrap_copies_open(host, ctx, b);
+	/* After the copies: init makes their directories read-only too. */
+	if (r >= 0 && b->prepared && (r = bwrap_plan_init_mounts(host, ctx, b, &b->mounts)) >= 0 &&
+	    b->mounts.n_delegated)
+		r = init_mounts_seal(&b->mounts);
 	return r < 0 ? r : bwrap_render(host, ctx, b);
 }
 

@@ -54,6 +54,11 @@ struct bwrap {
  * fork, no exec, no filesystem changes. */
 bool bwrap_may_add_caps(const struct bwrap *b);
 int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b);
+/* Which mounts init makes (init_mounts_plan), with the directories made
+ * read-only at the end: the copies' and ASB_RUN_DIR. After
+ * bwrap_copies_open. */
+int bwrap_plan_init_mounts(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
+                           struct init_mounts *m);
 
 /* Where the directory for this plan's executables is kept (its content is
  * a function of the plan's list alone), and that directory made or found

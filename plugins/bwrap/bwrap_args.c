@@ -201,12 +201,23 @@ static int render_run_dir(const struct asb_host *host, struct asb_ctx *ctx, cons
 static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
                   const struct init_mounts *m);
 
+int bwrap_plan_init_mounts(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
+                           struct init_mounts *m)
+{
+	const char *ro[BWRAP_COPY_DIRS_MAX + 1];
+	size_t n = 0;
+	for (size_t d = 0; d < b->n_copy_dirs; d++)
+		ro[n++] = b->copy_dirs[d];
+	ro[n++] = ASB_RUN_DIR;
+	return init_mounts_plan(host, ctx, bwrap_may_add_caps(b), ro, n, m);
+}
+
 int bwrap_render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b)
 {
 	if (b->prepared)
 		return render(host, ctx, b, &b->mounts);
 	struct init_mounts m;
-	int r = init_mounts_plan(host, ctx, bwrap_may_add_caps(b), &m);
+	int r = bwrap_plan_init_mounts(host, ctx, b, &m);
 	if (r >= 0)
 		r = render(host, ctx, b, &m);
 	init_mounts_clear(&m);
@@ -295,13 +306,16 @@ static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct
 	}
 	if (!bin_done && (r = render_run_dir(host, ctx, b, m)) < 0)
 		return r;
-	/* Read-only last: until now bubblewrap makes mount points in them. */
-	for (size_t d = 0; d < b->n_copy_dirs; d++) {
+	/* Read-only last: until now bubblewrap makes mount points in them.
+	 * Where init makes mounts, it does this too (bwrap_plan_init_mounts). */
+	for (size_t d = 0; !m->n_delegated && d < b->n_copy_dirs; d++) {
 		OUT("--remount-ro");
 		OUT(b->copy_dirs[d]);
 	}
-	OUT("--remount-ro");
-	OUT(ASB_RUN_DIR);
+	if (!m->n_delegated) {
+		OUT("--remount-ro");
+		OUT(ASB_RUN_DIR);
+	}
 
 	/* A second layer under seccomp's: the sandbox's user namespace allows
 	 * no nested one. */

@@ -179,7 +179,7 @@ static int write_record(FILE *list, FILE *shown, const struct asb_entry *e,
 }
 
 int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps_allowed,
-                     struct init_mounts *m)
+                     const char *const *ro_dirs, size_t n_ro, struct init_mounts *m)
 {
 	*m = (struct init_mounts)INIT_MOUNTS_INIT;
 	if (!caps_allowed)
@@ -243,6 +243,12 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps
 		if (del[i])
 			r = write_record(fl, fs, &es[i],
 			                 del[i] == INIT_MOUNT_STAGED ? &host_st[i] : NULL);
+	/* bubblewrap's --remount-ro at the end, each a re-read of the mount
+	 * table: init makes them read-only last. */
+	for (size_t d = 0; r == 0 && d < n_ro; d++) {
+		fprintf(fl, "readonly %s\n", ro_dirs[d]);
+		fprintf(fs, "readonly %s\n", ro_dirs[d]);
+	}
 	if (fl && fclose(fl) != 0 && r == 0)
 		r = -ENOMEM;
 	if (fs && fclose(fs) != 0 && r == 0)

@@ -42,7 +42,7 @@ struct init_mounts {
  * capabilities: !caps_allowed). Pure: reads the plan, fstat's its fds,
  * lstat's the host directories it would stage. */
 int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps_allowed,
-                     struct init_mounts *m);
+                     const char *const *ro_dirs, size_t n_ro, struct init_mounts *m);
 /* The list in a sealed memfd for init to read (m->fd). */
 int init_mounts_seal(struct init_mounts *m);
 void init_mounts_clear(struct init_mounts *m);

@@ -41,9 +41,13 @@ ok $(grep -q -- '--ro-bind /etc /run/agentsandbox/.host/etc' <<<"$out" && grep -
     grep -qx 'stage /run/agentsandbox/.host' <<<"$out" && grep -q "^rohost $(stat -c '%d %i' /etc/ssl) /etc/ssl$" <<<"$out" &&
     ! grep -q -- '--ro-bind-try /etc/ssl' <<<"$out"; echo $?) \
     "/etc's directories: one bind of the host's /etc at a stage, init binds each (device and inode checked)"
+ok $(! grep -q -- '--remount-ro' <<<"$out" && grep -qx 'readonly /etc' <<<"$out" &&
+    grep -qx 'readonly /run/agentsandbox' <<<"$out"; echo $?) \
+    "init makes /etc and /run/agentsandbox read-only, not bubblewrap's --remount-ro"
 out=$(cd "$TEST_TMP/plain" && asb -c "$TEST_TMP/nopf.cfg" --show-config 2>&1)
-ok $(grep -q -- '--ro-bind-try /etc/ssl /etc/ssl' <<<"$out" && ! grep -q 'host/etc' <<<"$out"; echo $?) \
-    "without init's mounts: bubblewrap binds /etc's directories itself, no stage"
+ok $(grep -q -- '--ro-bind-try /etc/ssl /etc/ssl' <<<"$out" && ! grep -q 'host/etc' <<<"$out" &&
+    grep -q -- '--remount-ro /etc' <<<"$out" && grep -q -- '--remount-ro /run/agentsandbox' <<<"$out"; echo $?) \
+    "without init's mounts: bubblewrap binds /etc's directories and remounts read-only itself, no stage"
 printf 'sandbox: { command = "sh"; packages = [ "sh", "ls", "cat", "touch", "umount", "mount", "unshare", "grep", "sort" ]; };\nnetwork: { enabled = false; };\nplugins: { probe: { lift = [ "mount", "userns", "namespaces" ]; }; };\n' >"$TEST_TMP/etc.cfg"
 out=$(cd "$TEST_TMP/plain" && "$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/etc.cfg" -- -c '
   [ "$(ls -A /etc/ssl | sort)" = "$1" ] && echo SSL-SAME
@@ -193,6 +197,10 @@ tmpfs 0755 $TEST_TMP/sym/real/t
 ")
 ok $(grep -qx ran <<<"$out" && grep -qx SEEN <<<"$out" && ! grep -q 'STAGE-LEFT\|WROTE' <<<"$out"; echo $?) \
     "rohost: the directory checked is bound from the stage, read-only, the stage covered after: $out"
+out=$(run_stage "readonly $TEST_TMP/sym
+")
+ok $(grep -qx ran <<<"$out" && grep -qx SEEN <<<"$out" && ! grep -q WROTE <<<"$out"; echo $?) \
+    "readonly: a writable mount made read-only by init: $out"
 rmdir "$TEST_TMP/sym/real/t" 2>/dev/null
 rm -f "$TEST_TMP/sym/real/d/x"
 
