@@ -109,6 +109,22 @@ static bool valid_plugin_name(const char *name)
 	return true;
 }
 
+/* Only regular files (after symlinks) are dlopened: a FIFO named x.so would
+ * block dlopen, a directory would fail it. readdir's d_type answers for most
+ * entries, saving a stat a plugin (ld.so opens and fstats it anyway); a
+ * symlink, or a file system that leaves d_type DT_UNKNOWN, is stat'ed. */
+static bool is_regular(const struct dirent *de, const char *path)
+{
+#ifdef DT_UNKNOWN
+	if (de->d_type == DT_REG)
+		return true;
+	if (de->d_type != DT_LNK && de->d_type != DT_UNKNOWN)
+		return false;
+#endif
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+}
+
 /* dlopen and check; on failure the message is in *error. */
 static void open_one(struct found_plugin *f)
 {
@@ -168,12 +184,11 @@ int loader_discover(const struct strv *dirs, struct catalog *out)
 			if (!valid_plugin_name(name) || catalog_find(out, name))
 				continue;
 			_cleanup_free_ char *path = str_printf("%s/%s", search.v[i], de->d_name);
-			struct stat st;
 			if (!path) {
 				r = -ENOMEM;
 				break;
 			}
-			if (stat(path, &st) < 0 || !S_ISREG(st.st_mode))
+			if (!is_regular(de, path))
 				continue;
 			struct found_plugin *v = realloc(out->v, (out->n + 1) * sizeof(*v));
 			if (!v) {

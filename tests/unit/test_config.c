@@ -315,12 +315,47 @@ static void test_cli(void **state)
 	assert_int_equal(parse_bool("2"), -EINVAL);
 }
 
+/* Discovery dlopens regular files only, whether readdir's d_type says so or
+ * a stat of a symlink does: a FIFO named x.so would block dlopen. */
+static void test_discover_entries(void **state)
+{
+	(void)state;
+	const char *pd = getenv("PLUGIN_DIR");
+	if (!pd)
+		skip();
+	char dir[512], path[600], target[600];
+	snprintf(dir, sizeof(dir), "%s/entries", tmp);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	snprintf(target, sizeof(target), "%s/git.so", pd);
+	snprintf(path, sizeof(path), "%s/git.so", dir);
+	assert_int_equal(symlink(target, path), 0);
+	snprintf(path, sizeof(path), "%s/fifo.so", dir);
+	assert_int_equal(mkfifo(path, 0644), 0);
+	snprintf(path, sizeof(path), "%s/dir.so", dir);
+	assert_int_equal(mkdir(path, 0755), 0);
+	snprintf(path, sizeof(path), "%s/dangling.so", dir);
+	assert_int_equal(symlink("/nonexistent/x.so", path), 0);
+
+	struct strv dirs = {0};
+	struct catalog plugins = {0};
+	assert_int_equal(strv_push(&dirs, dir), 0);
+	assert_int_equal(loader_discover(&dirs, &plugins), 0);
+	const struct found_plugin *git = catalog_find(&plugins, "git");
+	assert_non_null(git);
+	assert_non_null(git->handle);
+	assert_null(catalog_find(&plugins, "fifo"));
+	assert_null(catalog_find(&plugins, "dir"));
+	assert_null(catalog_find(&plugins, "dangling"));
+	catalog_free(&plugins);
+	strv_clear(&dirs);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_full),   cmocka_unit_test(test_defaults),
 	    cmocka_unit_test(test_errors), cmocka_unit_test(test_precedence),
-	    cmocka_unit_test(test_cli),
+	    cmocka_unit_test(test_cli),    cmocka_unit_test(test_discover_entries),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
