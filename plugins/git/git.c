@@ -13,6 +13,7 @@
 
 #include "aftercare.h"
 #include "repo_scan.h"
+#include "spares.h"
 #include "util.h"
 
 #include <stdlib.h>
@@ -34,12 +35,14 @@ struct git_state {
 	char **rw_paths;
 	struct rs_result scan;
 	struct placeholders placeholders;
+	struct spares spares; /* mount points kept between sessions (spares.h) */
 };
 
 static void state_reset(struct git_state *g)
 {
 	rs_result_free(&g->scan);
 	placeholders_free(&g->placeholders);
+	spares_close(&g->spares);
 	for (char **p = g->rw_paths; p && *p; p++)
 		free(*p);
 	free(g->rw_paths);
@@ -298,6 +301,13 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 		          strerror(-r));
 		return r;
 	}
+	/* Journaled now: the mount points can be put in place. */
+	if (journals && id && g->placeholders.n) {
+		_cleanup_free_ char *spares =
+		    spares_dir(host->policy_string(ctx, "session_dir"), "git");
+		spares_open(&g->spares, spares, id);
+		spares_place(&g->spares, &g->placeholders);
+	}
 	g->applied = 1;
 	return 0;
 }
@@ -383,6 +393,8 @@ static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void
 	int64_t dry_run = 0;
 	(void)host->policy_int(ctx, "dry_run", &dry_run);
 	if (g->protect && g->applied) {
+		spares_keep(&g->spares, &g->placeholders, placeholders_log_to_host,
+		            &(struct placeholders_to_host){host, ctx});
 		placeholders_cleanup(&g->placeholders, placeholders_log_to_host,
 		                     &(struct placeholders_to_host){host, ctx});
 		if (!dry_run && status >= 0) /* the agent ran */

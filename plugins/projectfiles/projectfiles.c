@@ -24,7 +24,7 @@
 #include "list.h"
 #include "placeholders.h"
 #include "scan.h"
-#include "spare.h"
+#include "spares.h"
 #include "util.h"
 
 #define NAME "projectfiles"
@@ -41,8 +41,8 @@ struct pf_state {
 	struct pf_result scan;
 	int scanned;
 	struct placeholders placeholders;
-	struct pf_spares spares; /* mount points kept between sessions (spare.c) */
-	char *exclude;           /* the git exclude file extended for masked files, or NULL */
+	struct spares spares; /* mount points kept between sessions (spare.c) */
+	char *exclude;        /* the git exclude file extended for masked files, or NULL */
 	int dry_run;
 	bool files;     /* the backend places generated files anywhere (ASB_CAP_FILES) */
 	bool ephemeral; /* ... and empty writable directories (ASB_CAP_EPHEMERAL) */
@@ -550,14 +550,6 @@ static void log_action(const struct asb_host *host, struct asb_ctx *ctx, const s
 	}
 }
 
-/* Beside the journals: <state root>/.projectfiles-spare. */
-static char *spare_dir(const char *journals)
-{
-	const char *slash = strrchr(journals, '/');
-	return slash ? str_printf("%.*s/.projectfiles-spare", (int)(slash - journals), journals)
-	             : NULL;
-}
-
 static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct pf_state *g = data;
@@ -618,7 +610,8 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 	}
 	/* Journaled now: the mount points can be put in place. */
 	if (journals && id && g->placeholders.n) {
-		_cleanup_free_ char *spares = spare_dir(journals);
+		_cleanup_free_ char *spares =
+		    spares_dir(host->policy_string(ctx, "session_dir"), NAME);
 		spares_open(&g->spares, spares, id);
 		spares_place(&g->spares, &g->placeholders);
 	}

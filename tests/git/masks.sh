@@ -2,7 +2,8 @@
 # A missing info/attributes or config.worktree is masked by an empty
 # read-only file (under extensions.worktreeConfig too, where git reads it).
 # The agent cannot write, remove, rename or replace it, git reads nothing
-# there, and its mount point is gone from the host after the sandbox.
+# there, and its mount point is gone from the host after the sandbox (kept
+# as a spare for the next one).
 . "$(dirname "$0")/common.sh"
 
 W=$TEST_TMP/ws
@@ -56,5 +57,33 @@ host_git_runs "$W" && host_git_runs "$W/wtc"
 ok $? "host: git commit/status/diff/log work"
 [ ! -e "$MARK" ]
 ok $? "host: no planted code ran (marker absent)"
+
+# The masks' mount points are kept as spares after exit (common/spares.c)
+# and put back before the next session: the masks hold the same, the host
+# is left as clean; a spare that holds something is never put into a
+# repository.
+GS=$XDG_STATE_HOME/agentsandbox/.git-spare
+n1=$(find "$GS" -maxdepth 1 -type f -empty 2>/dev/null | wc -l)
+ok $([ "$n1" -ge 3 ]; echo $?) "the masks' mount points are kept as spares ($n1)"
+out=$(inside "$W" "$script" 2>&1)
+for a in write-attributes rm-attributes mv-over-attributes write-worktree-config worktree-config-ext; do
+    grep -qx "BLOCKED $a" <<<"$out"
+    ok $? "with the spares in place: blocked inside: $a"
+done
+grep -qx "EMPTY masks" <<<"$out" && grep -qx "IGNORED attributes" <<<"$out"
+ok $? "with the spares in place: the masks are empty and git reads nothing there"
+for g in .git wtc/.git; do
+    fingerprint "$W/$g" | diff -u "$TEST_TMP/before.${g%%/*}" - >&2
+    ok $? "with the spares in place: host: $g unchanged, no placeholder left"
+done
+ok $([ "$(find "$GS" -maxdepth 1 -type f -empty | wc -l)" -eq "$n1" ]; echo $?) "as many spares after the next session"
+for f in "$GS"/*; do printf '* diff=x\n' >"$f"; done
+out=$(inside "$W" "$script" 2>&1)
+grep -qx "EMPTY masks" <<<"$out" && grep -qx "IGNORED attributes" <<<"$out"
+ok $? "spares that hold something: the masks inside are empty all the same"
+for g in .git wtc/.git; do
+    fingerprint "$W/$g" | diff -u "$TEST_TMP/before.${g%%/*}" - >&2
+    ok $? "spares that hold something are never put into a repository: host: $g unchanged"
+done
 
 done_testing

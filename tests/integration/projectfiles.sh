@@ -152,7 +152,7 @@ ok $(grep -qx WROTE <<<"$out" && [ ! -e "$E/.vscode" ]; echo $?) \
 
 # --- mount points kept for the next session ---------------------------------------------
 # The empty directories the masks left are moved aside after exit and put
-# back before the next session starts (plugins/projectfiles/spare.c): the
+# back before the next session starts (common/spares.c): the
 # project is clean after each, no spare holding anything is ever put there,
 # none from a directory others could write, and what the user writes into
 # one during the session stays where it was written.
@@ -178,6 +178,24 @@ chmod 777 "$SP"
 (cd "$S" && asb -c "$TEST_TMP/pf.cfg" -- -c true)
 ok $([ -z "$(ls -A "$S")" ] && [ "$(ls -A "$SP")" = spare ]; echo $?) \
     "spares in a directory others can write are neither taken nor kept ($(ls -A "$SP" | tr '\n' ' '))"
+# The file masks' mount points (.mcp.json and the like) are spares too:
+# empty regular files of this user with one name; one that holds something
+# or has a second name is never put into the project.
+rm -rf "$SP"
+(cd "$S" && asb -c "$TEST_TMP/pf.cfg" -- -c true)
+nf=$(find "$SP" -maxdepth 1 -type f | wc -l)
+(cd "$S" && asb -c "$TEST_TMP/pf.cfg" -- -c 'cat .mcp.json; echo x > .mcp.json 2>/dev/null && echo WROTE-MASK; echo ran' >"$TEST_TMP/spare-file.out" 2>&1)
+ok $([ -z "$(ls -A "$S")" ] && [ "$nf" -gt 0 ] && [ "$(find "$SP" -maxdepth 1 -type f | wc -l)" -eq "$nf" ] &&
+    grep -qx ran "$TEST_TMP/spare-file.out" && ! grep -q WROTE-MASK "$TEST_TMP/spare-file.out"; echo $?) \
+    "file mount points are kept as spares too ($nf), the mask still read-only inside, the project clean after each"
+rm -rf "$SP"
+mkdir -m 700 "$SP"
+echo '{ "mcpServers": { "x": { "command": "planted" } } }' >"$SP/planted"
+touch "$SP/linked" && ln "$SP/linked" "$TEST_TMP/second-name"
+(cd "$S" && asb -c "$TEST_TMP/pf.cfg" -- -c true)
+ok $([ -z "$(ls -A "$S")" ] && [ -s "$SP/planted" ] && [ -e "$SP/linked" ]; echo $?) \
+    "a spare file that holds something, or has a second name, is never put into the project ($(ls -A "$S" | tr '\n' ' '))"
+rm -f "$TEST_TMP/second-name"
 rm -rf "$SP"
 mv "$SP.kept" "$SP"
 rm -f "$S/up" "$S/go"

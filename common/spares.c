@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-#include "spare.h"
+#include "spares.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -11,8 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Spares kept at most (what concurrent sessions keep may pass it a little). */
-#define SPARES_MAX 64
+/* Spares kept at most in a pool (what concurrent sessions keep may pass it a
+ * little): git's file masks are a few per repository. */
+#define SPARES_MAX 1024
 
 #ifdef RENAME_NOREPLACE
 static const char *base_name(const char *path)
@@ -50,18 +51,41 @@ static DIR *open_empty(int dfd, const char *name, struct stat *st)
 	return d;
 }
 
-/* Is `name` of `dfd` the very directory *st is? */
-static bool same_dir(int dfd, const char *name, const struct stat *st)
+/* The file `name` of `dfd` (never through a symlink), if it is ours, empty
+ * and has no other name: an O_PATH fd, with *st; else -1. */
+static int open_empty_file(int dfd, const char *name, struct stat *st)
+{
+	int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
+	    st->st_nlink != 1 || st->st_size != 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* Is `name` of `dfd` the very object *st is (a file: still empty)? */
+static bool same_obj(int dfd, const char *name, const struct stat *st)
 {
 	struct stat now;
 	return fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 && now.st_dev == st->st_dev &&
-	       now.st_ino == st->st_ino;
+	       now.st_ino == st->st_ino && (S_ISDIR(now.st_mode) || now.st_size == 0);
 }
 #endif
 
-void spares_open(struct pf_spares *s, const char *dir, const char *id)
+char *spares_dir(const char *session_dir, const char *plugin)
 {
-	*s = (struct pf_spares){0};
+	const char *slash = session_dir ? strrchr(session_dir, '/') : NULL;
+	if (!slash)
+		return NULL;
+	return str_printf("%.*s/.%s-spare", (int)(slash - session_dir), session_dir, plugin);
+}
+
+void spares_open(struct spares *s, const char *dir, const char *id)
+{
+	*s = (struct spares){0};
 #ifdef RENAME_NOREPLACE
 	if (!dir || !id || mkdir_p(dir, 0700) < 0 || !(s->id = strdup(id)))
 		return;
@@ -79,9 +103,21 @@ void spares_open(struct pf_spares *s, const char *dir, const char *id)
 		return;
 	}
 	struct dirent *de;
-	while ((de = readdir(d)))
-		if (de->d_name[0] != '.' && strv_push(&s->names, de->d_name) < 0)
+	while ((de = readdir(d))) {
+		if (de->d_name[0] == '.')
+			continue;
+		unsigned char type = de->d_type;
+		struct stat est;
+		if (type == DT_UNKNOWN &&
+		    fstatat(dirfd(d), de->d_name, &est, AT_SYMLINK_NOFOLLOW) == 0)
+			type = S_ISDIR(est.st_mode)   ? DT_DIR
+			       : S_ISREG(est.st_mode) ? DT_REG
+			                              : DT_UNKNOWN;
+		/* Each is checked again when taken. */
+		if ((type == DT_DIR && strv_push(&s->dirs, de->d_name) < 0) ||
+		    (type == DT_REG && strv_push(&s->files, de->d_name) < 0))
 			break;
+	}
 	closedir(d);
 	s->dev = st.st_dev;
 	s->fd = TAKE_FD(fd);
@@ -93,39 +129,45 @@ void spares_open(struct pf_spares *s, const char *dir, const char *id)
 
 #ifdef RENAME_NOREPLACE
 /* 1: `spare` is now `name` of `dfd`; 0: it is not (taken by another
- * launch, not an empty directory of ours); -1: `name` exists now. */
-static int take_one(struct pf_spares *s, const char *spare, int dfd, const char *name)
+ * launch, not an empty directory or file of ours); -1: `name` exists now. */
+static int take_one(struct spares *s, const char *spare, int dfd, const char *name, bool is_dir)
 {
 	struct stat st;
-	DIR *d = open_empty(s->fd, spare, &st);
-	if (!d)
+	DIR *d = is_dir ? open_empty(s->fd, spare, &st) : NULL;
+	int f = is_dir ? -1 : open_empty_file(s->fd, spare, &st);
+	if (!d && f < 0)
 		return 0;
 	int r = renameat2(s->fd, spare, dfd, name, RENAME_NOREPLACE) == 0 ? 1
 	        : errno == EEXIST                                         ? -1
 	                                                                  : 0;
 	/* Only this user can write the spares; still, what was moved must be
 	 * what was checked. */
-	if (r == 1 && !same_dir(dfd, name, &st)) {
+	if (r == 1 && !same_obj(dfd, name, &st)) {
 		(void)renameat2(dfd, name, s->fd, spare, RENAME_NOREPLACE);
 		r = 0;
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	if (f >= 0)
+		close(f);
 	return r;
 }
 #endif
 
-void spares_place(struct pf_spares *s, const struct placeholders *p)
+void spares_place(struct spares *s, const struct placeholders *p)
 {
 #ifdef RENAME_NOREPLACE
-	for (size_t i = 0; s->fd > 0 && i < p->n && s->taken < s->names.n; i++) {
+	for (size_t i = 0; s->fd > 0 && i < p->n; i++) {
 		const struct placeholder *ph = &p->items[i];
+		struct strv *pool = ph->is_dir ? &s->dirs : &s->files;
+		size_t *taken = ph->is_dir ? &s->dirs_taken : &s->files_taken;
 		struct stat st;
-		if (!ph->is_dir || p->locks[ph->lock].dev != s->dev ||
+		if (*taken >= pool->n || p->locks[ph->lock].dev != s->dev ||
 		    fstatat(ph->parent_fd, base_name(ph->path), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
 		    errno != ENOENT)
 			continue;
-		while (s->taken < s->names.n &&
-		       take_one(s, s->names.v[s->taken++], ph->parent_fd, base_name(ph->path)) == 0)
+		while (*taken < pool->n && take_one(s, pool->v[(*taken)++], ph->parent_fd,
+		                                    base_name(ph->path), ph->is_dir) == 0)
 			;
 	}
 #else
@@ -136,13 +178,14 @@ void spares_place(struct pf_spares *s, const struct placeholders *p)
 
 #ifdef RENAME_NOREPLACE
 /* 0 when the placeholder is now a spare. */
-static int keep_one(struct pf_spares *s, const struct placeholder *ph, placeholders_log_fn log,
+static int keep_one(struct spares *s, const struct placeholder *ph, placeholders_log_fn log,
                     void *ud)
 {
 	const char *name = base_name(ph->path);
 	struct stat st;
-	DIR *d = open_empty(ph->parent_fd, name, &st);
-	if (!d)
+	DIR *d = ph->is_dir ? open_empty(ph->parent_fd, name, &st) : NULL;
+	int f = ph->is_dir ? -1 : open_empty_file(ph->parent_fd, name, &st);
+	if (!d && f < 0)
 		return -ENOTEMPTY; /* cleanup says why */
 	char spare[128];
 	snprintf(spare, sizeof(spare), "%s-%zu", s->id, s->kept);
@@ -150,8 +193,9 @@ static int keep_one(struct pf_spares *s, const struct placeholder *ph, placehold
 	if (r == 0) {
 		/* Written into, or replaced, while it was being moved: it goes
 		 * back, and cleanup leaves it in place. */
-		rewinddir(d);
-		if (!same_dir(s->fd, spare, &st) || !dir_empty(d)) {
+		if (d)
+			rewinddir(d);
+		if (!same_obj(s->fd, spare, &st) || (d && !dir_empty(d))) {
 			r = -ENOTEMPTY;
 			if (renameat2(s->fd, spare, ph->parent_fd, name, RENAME_NOREPLACE) < 0 &&
 			    log) {
@@ -164,14 +208,17 @@ static int keep_one(struct pf_spares *s, const struct placeholder *ph, placehold
 			}
 		}
 	}
-	closedir(d);
+	if (d)
+		closedir(d);
+	if (f >= 0)
+		close(f);
 	if (r == 0)
 		s->kept++;
 	return r;
 }
 #endif
 
-void spares_keep(struct pf_spares *s, struct placeholders *p, placeholders_log_fn log, void *ud)
+void spares_keep(struct spares *s, struct placeholders *p, placeholders_log_fn log, void *ud)
 {
 #ifdef RENAME_NOREPLACE
 	if (s->fd <= 0)
@@ -181,10 +228,10 @@ void spares_keep(struct pf_spares *s, struct placeholders *p, placeholders_log_f
 	/* Newest first, as cleanup: a placeholder may sit inside another. */
 	for (size_t i = p->n; i-- > 0;) {
 		const struct placeholder *ph = &p->items[i];
-		if (s->names.n - s->taken + s->kept >= SPARES_MAX)
+		if (s->dirs.n - s->dirs_taken + s->files.n - s->files_taken + s->kept >= SPARES_MAX)
 			break;
-		if (!ph->is_dir || !p->locks[ph->lock].exclusive ||
-		    p->locks[ph->lock].dev != s->dev || keep_one(s, ph, log, ud) < 0)
+		if (!p->locks[ph->lock].exclusive || p->locks[ph->lock].dev != s->dev ||
+		    keep_one(s, ph, log, ud) < 0)
 			continue;
 		_cleanup_free_ char *line = str_printf("removed placeholder %s", ph->path);
 		if (line && log)
@@ -198,11 +245,12 @@ void spares_keep(struct pf_spares *s, struct placeholders *p, placeholders_log_f
 #endif
 }
 
-void spares_close(struct pf_spares *s)
+void spares_close(struct spares *s)
 {
 	if (s->fd > 0)
 		close(s->fd);
-	strv_clear(&s->names);
+	strv_clear(&s->dirs);
+	strv_clear(&s->files);
 	free(s->id);
-	*s = (struct pf_spares){0};
+	*s = (struct spares){0};
 }
