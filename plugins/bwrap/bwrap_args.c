@@ -196,7 +196,7 @@ static int render_run_dir(const struct asb_host *host, struct asb_ctx *ctx, cons
 	return 0;
 }
 
-/* The mounts init makes: a real launch planned them in prepare; a dry run
+/* The mounts init makes: a real launch planned them in build; a dry run
  * plans them here, to show them. */
 static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
                   const struct init_mounts *m);
