@@ -47,10 +47,15 @@ for w in "EMPTY masks" "IGNORED attributes" "IGNORED worktree-config" "QUIET sta
     grep -qx "$w" <<<"$out"
     ok $? "inside: $w"
 done
-for g in .git wtc/.git; do
-    fingerprint "$W/$g" | diff -u "$TEST_TMP/before.${g%%/*}" - >&2
-    ok $? "host: $g unchanged, no placeholder left"
-done
+# host_unchanged WHAT: each repository's .git as it was before the sessions.
+host_unchanged() {
+    local g
+    for g in .git wtc/.git; do
+        fingerprint "$W/$g" | diff -u "$TEST_TMP/before.${g%%/*}" - >&2
+        ok $? "$1: host: $g unchanged, no placeholder left"
+    done
+}
+host_unchanged "after the sandbox"
 [ ! -e "$W/.git/info/new" ] || [ "$(cat "$W/.git/info/new")" = "* diff=x" ]
 ok $? "host: a file the agent wrote beside the mask is only that file"
 host_git_runs "$W" && host_git_runs "$W/wtc"
@@ -72,18 +77,12 @@ for a in write-attributes rm-attributes mv-over-attributes write-worktree-config
 done
 grep -qx "EMPTY masks" <<<"$out" && grep -qx "IGNORED attributes" <<<"$out"
 ok $? "with the spares in place: the masks are empty and git reads nothing there"
-for g in .git wtc/.git; do
-    fingerprint "$W/$g" | diff -u "$TEST_TMP/before.${g%%/*}" - >&2
-    ok $? "with the spares in place: host: $g unchanged, no placeholder left"
-done
+host_unchanged "with the spares in place"
 ok $([ "$(find "$GS" -maxdepth 1 -type f -empty | wc -l)" -eq "$n1" ]; echo $?) "as many spares after the next session"
 for f in "$GS"/*; do printf '* diff=x\n' >"$f"; done
 out=$(inside "$W" "$script" 2>&1)
 grep -qx "EMPTY masks" <<<"$out" && grep -qx "IGNORED attributes" <<<"$out"
 ok $? "spares that hold something: the masks inside are empty all the same"
-for g in .git wtc/.git; do
-    fingerprint "$W/$g" | diff -u "$TEST_TMP/before.${g%%/*}" - >&2
-    ok $? "spares that hold something are never put into a repository: host: $g unchanged"
-done
+host_unchanged "spares that hold something are never put into a repository"
 
 done_testing
