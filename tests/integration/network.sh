@@ -123,6 +123,42 @@ done
 ok $([ $left = 1 ]; echo $?) "a proxy that cannot start: no proxy process is left"
 rm -f ran.txt
 
+# A proxy closes its ready pipe before the kernel has made it a zombie: the
+# launcher waits for its end before telling it (under load it used to say
+# "not ready within 10 s"). Stand-ins beside a copy of the launcher, found
+# as its helper, one process each as the proxy is: one exits 0.5 s after
+# closing the pipe, one stays.
+mkdir -p "$TEST_TMP/fakeproxy"
+cp "$ASB" "$BUILD_ROOT/linux/agentsandbox-init" "$TEST_TMP/fakeproxy/"
+fake_proxy() { # WHAT-IT-DOES-THEN
+    {
+        echo '#!/bin/bash'
+        echo 'while [ $# -gt 0 ]; do [ "$1" = --ready-fd ] && fd=$2; shift; done'
+        echo 'eval "exec $fd>&-"'
+        echo "$1"
+    } >"$TEST_TMP/fakeproxy/agentsandbox-proxy"
+    chmod 755 "$TEST_TMP/fakeproxy/agentsandbox-proxy"
+}
+fake_proxy '/bin/sleep 0.5; exit 7'
+err=$("$TEST_TMP/fakeproxy/agentsandbox" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/filtered.cfg" -- -c "touch ran.txt" 2>&1)
+rc=$?
+ok $([ $rc -eq 125 ] && grep -q "the filtering proxy exited before it was ready (status 7)" <<<"$err" &&
+    [ ! -e ran.txt ]; echo $?) "a proxy that ends just after closing its ready pipe: its own exit is told ($rc: $err)"
+fake_proxy "exec -a asb-fake-proxy-$$ /bin/sleep 30"
+start=$(date +%s)
+err=$("$TEST_TMP/fakeproxy/agentsandbox" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/filtered.cfg" -- -c "touch ran.txt" 2>&1)
+rc=$?
+secs=$(($(date +%s) - start))
+left=0
+for _ in $(seq 20); do
+    pgrep -u "$(id -u)" -f "asb-fake-proxy-$$" >/dev/null || { left=1; break; }
+    sleep 0.1
+done
+ok $([ $rc -eq 125 ] && grep -q "the filtering proxy closed its ready pipe without being ready" <<<"$err" &&
+    [ ! -e ran.txt ] && [ $left = 1 ] && [ $secs -le 10 ]; echo $?) \
+    "a proxy that closes its ready pipe and stays: said so within ${secs}s, and it is not left running ($rc: $err)"
+rm -rf "$TEST_TMP/fakeproxy" ran.txt
+
 # --- allowlist: derive, paste, and it allows exactly what was used -------------
 cat >"$TEST_TMP/all.cfg" <<CFG
 sandbox: { name = "learn"; command = "bash"; packages = [ "curl" ]; };
