@@ -22,7 +22,7 @@
  *                         empty read-only tmpfs
  *   rohost DEV INO PATH   bind the host's directory PATH, at stage/PATH,
  *                         read-only on the directory PATH; it must be DEV:INO
- *   readonly PATH         the mount at PATH read-only, with those below it:
+ *   readonly PATH         the mount at PATH read-only (not those below it):
  *                         after every other record (bubblewrap's
  *                         --remount-ro, without its re-read of the mount
  *                         table)
@@ -610,22 +610,13 @@ static int bind_host(const struct host_stage *h, const struct record *r, bool le
 	return bind(src, dest, r->path, true, legacy);
 }
 
-/* The mount at the record's path read-only, with what is below it (all
- * read-only already where the kernel has no mount_setattr: the top then). */
-static int make_readonly(const struct record *r, bool legacy)
+/* The mount at the record's path read-only, not those below it: a writable
+ * bind declared inside (an rw_dirs entry under /etc) stays writable, as
+ * with bubblewrap's --remount-ro. */
+static int make_readonly(const struct record *r)
 {
 	_autoclose_ int fd = resolve(r->path);
-	if (fd < 0)
-		return fd;
-	if (!legacy) {
-		struct mount_attr_ attr = {.attr_set = MOUNT_ATTR_RDONLY_};
-		if (syscall(SYS_mount_setattr, fd, "", AT_EMPTY_PATH | AT_RECURSIVE_, &attr,
-		            sizeof(attr)) == 0)
-			return 0;
-		if (errno != ENOSYS)
-			return -errno;
-	}
-	return remount(fd, MS_RDONLY);
+	return fd < 0 ? fd : remount(fd, MS_RDONLY);
 }
 
 /* Nothing of the host's stage is reachable: an empty read-only tmpfs over
@@ -713,7 +704,7 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 		if (recs[i].op == OP_READONLY) {
 			snprintf(failed_path, sizeof(failed_path), "%s", recs[i].path);
 			*what = failed_path;
-			r = make_readonly(&recs[i], legacy);
+			r = make_readonly(&recs[i]);
 		}
 out:
 	free(recs);

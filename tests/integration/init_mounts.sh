@@ -165,6 +165,19 @@ for mode in always auto; do
     ok $([ -z "$(ls -A "$MWS")" ]; echo $?) "$mode: nothing of the masks is left on the host ($(ls -A "$MWS" | tr '\n' ' '))"
 done
 
+# A writable directory declared under /etc stays writable when init makes
+# /etc read-only (needs root to make one on the host).
+if [ "$(id -u)" = 0 ]; then
+    ERW=/etc/asb-test-rw.$$
+    mkdir "$ERW" && at_exit "rm -rf '$ERW'"
+    printf 'sandbox: { command = "sh"; packages = [ "sh", "touch" ]; rw_dirs = [ "%s" ]; };\nnetwork: { enabled = false; };\n' "$ERW" >"$TEST_TMP/erw.cfg"
+    out=$(cd "$TEST_TMP/plain" && asb -c "$TEST_TMP/erw.cfg" -- -c "touch $ERW/x && echo WROTE-RW; touch /etc/x 2>/dev/null && echo WROTE-ETC; echo ran" 2>&1)
+    ok $(grep -qx ran <<<"$out" && grep -qx WROTE-RW <<<"$out" && ! grep -q WROTE-ETC <<<"$out" && [ -e "$ERW/x" ]; echo $?) \
+        "an rw_dirs entry under /etc stays writable, /etc itself read-only: $out"
+else
+    skip "an rw_dirs entry under /etc (needs root to make one)"
+fi
+
 # Host directories from a stage: the object checked, no symlink followed in
 # the stage, the stage before init's own mounts; the stage covered after.
 run_stage() { # list... -> what init's command saw
@@ -201,6 +214,17 @@ out=$(run_stage "readonly $TEST_TMP/sym
 ")
 ok $(grep -qx ran <<<"$out" && grep -qx SEEN <<<"$out" && ! grep -q WROTE <<<"$out"; echo $?) \
     "readonly: a writable mount made read-only by init: $out"
+# Only that mount, as bubblewrap's --remount-ro: a writable bind inside it
+# (an rw_dirs entry under /etc) stays writable.
+printf 'asb-init-mounts 1\nreadonly %s\n' "$TEST_TMP/sym" >"$TEST_TMP/list"
+out=$(bwrap --unshare-user --unshare-pid --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP \
+    --ro-bind / / --proc /proc --dev /dev --bind "$TEST_TMP/sym" "$TEST_TMP/sym" \
+    --bind "$TEST_TMP/sym/real/d" "$TEST_TMP/sym/real/d" --tmpfs /run --dir /run/agentsandbox \
+    "$INIT" --mounts-fd 3 -- /bin/sh -c "touch $TEST_TMP/sym/real/top 2>/dev/null && echo WROTE-TOP
+      touch $TEST_TMP/sym/real/d/inner && echo WROTE-INNER; echo ran" 3<"$TEST_TMP/list" 2>&1)
+ok $(grep -qx ran <<<"$out" && grep -qx WROTE-INNER <<<"$out" && ! grep -q WROTE-TOP <<<"$out"; echo $?) \
+    "readonly: the mount itself only; a writable bind inside stays writable: $out"
+rm -f "$TEST_TMP/sym/real/d/inner"
 rmdir "$TEST_TMP/sym/real/t" 2>/dev/null
 rm -f "$TEST_TMP/sym/real/d/x"
 
