@@ -265,9 +265,12 @@ static int bwrap_build(const struct asb_host *host, struct asb_ctx *ctx, void *d
 	}
 	int r = bwrap_copies_open(host, ctx, b);
 	/* After the copies: init makes their directories read-only too. */
-	if (r >= 0 && b->prepared && (r = bwrap_plan_init_mounts(host, ctx, b, &b->mounts)) >= 0 &&
-	    b->mounts.n_delegated)
-		r = init_mounts_seal(&b->mounts);
+	if (r >= 0 && b->prepared) {
+		init_mounts_clear(&b->mounts);
+		if ((r = bwrap_plan_init_mounts(host, ctx, b, &b->mounts)) >= 0 &&
+		    b->mounts.n_delegated)
+			r = init_mounts_seal(&b->mounts);
+	}
 	return r < 0 ? r : bwrap_render(host, ctx, b);
 }
 
