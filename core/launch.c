@@ -406,6 +406,9 @@ int launch_plan(struct launch *l)
 		                                              : "Declare a directory inside it");
 		return -EPERM;
 	}
+	/* The proxy's start-up (OpenSSL, its CA) runs beside the rest. */
+	if (!l->dry_run && (r = network_start_early(&l->net, p, l->session.dir, l->caps)) < 0)
+		return r;
 	if (!l->dry_run && (r = layout_create_rw_dirs(p)) < 0)
 		return r;
 	if (!l->dry_run && (r = network_bind_published(&l->net)) < 0)
@@ -833,8 +836,8 @@ static int start(struct launch *l, char **root_out)
 			        strerror(-r));
 			return r;
 		}
-	/* The proxy starts here also for a backend with its own namespace: it
-	 * makes its CA while the sandbox is set up (its listener follows). */
+	/* The proxy (started in launch_plan for a backend with its own
+	 * namespace, its listener follows) gets its secrets; or starts here. */
 	if ((r = network_start_host(&l->net, p, l->session.dir)) < 0)
 		return r;
 	platform_harden_self();

@@ -46,8 +46,11 @@ const char *network_mode_name(int mode)
 
 void network_init(struct network *n)
 {
-	*n =
-	    (struct network){.ca_fd = -1, .host_listen_fd = -1, .proxy_ready = -1, .proxy_via = -1};
+	*n = (struct network){.ca_fd = -1,
+	                      .host_listen_fd = -1,
+	                      .proxy_ready = -1,
+	                      .proxy_via = -1,
+	                      .proxy_secrets = -1};
 	n->proxy = CHILD_NONE;
 	for (size_t i = 0; i < NET_MAX_PORTS; i++)
 		n->published[i].fd = -1;
@@ -384,8 +387,9 @@ static void on_proxy_exit(struct ev_loop *loop, ev_child *w, int revents)
 
 /* Start the proxy: on `lfd` (closed here), or, with lfd < 0, on a listener
  * that follows later over n->proxy_via (the sandbox's namespace does not
- * exist yet). It makes its CA while the launcher goes on; proxy_await_ready
- * then waits for it. */
+ * exist yet). It makes its CA while the launcher goes on; its secrets follow
+ * over n->proxy_secrets (proxy_send_secrets), and proxy_await_ready then
+ * waits for it. */
 static int proxy_spawn(struct network *n, const struct policy *p, const char *session_dir, int lfd)
 {
 	_cleanup_close_ int listen_fd = lfd;
@@ -400,9 +404,10 @@ static int proxy_spawn(struct network *n, const struct policy *p, const char *se
 		err_set("the filtered network needs its rules from a config file");
 		return -EINVAL;
 	}
-	/* Also with no binding active: the proxy then knows it is on purpose. */
-	bool secrets = n->creds.n || n->creds.n_guard_files;
-	_cleanup_close_ int ready_w = -1, sec_r = -1, sec_w = -1, via_theirs = -1;
+	/* Also with no binding active: the proxy then knows it is on purpose.
+	 * Resolved (network_plan_credentials) or not, they are the rules'. */
+	bool secrets = n->rules->creds.n || n->rules->creds.n_guard_files;
+	_cleanup_close_ int ready_w = -1, sec_r = -1, via_theirs = -1;
 	int fds[2];
 	if ((r = pipe_cloexec(fds)) < 0)
 		return r;
@@ -412,7 +417,7 @@ static int proxy_spawn(struct network *n, const struct policy *p, const char *se
 		if ((r = pipe_cloexec(fds)) < 0)
 			return r;
 		sec_r = fds[0];
-		sec_w = fds[1];
+		n->proxy_secrets = fds[1];
 	}
 	if (listen_fd < 0) {
 		if (socketpair(AF_UNIX, SOCK_STREAM, 0, fds) < 0)
@@ -459,16 +464,20 @@ static int proxy_spawn(struct network *n, const struct policy *p, const char *se
 		return r;
 	child_track(&n->proxy, pid);
 	log_msg(LOG_INFO, "started the filtering proxy %s (pid %d)", proxy, (int)pid);
-	if (secrets) {
-		credentials_log(&n->creds);
-		r = credentials_send(&n->creds, &n->rules->creds, sec_w);
-		if (r < 0) {
-			err_set("cannot hand the credentials to the filtering proxy: %s",
-			        strerror(-r));
-			return r;
-		}
-	}
 	return 0;
+}
+
+/* Once the plan resolved them: the proxy reads them after its CA. */
+static int proxy_send_secrets(struct network *n)
+{
+	if (n->proxy_secrets < 0)
+		return 0;
+	_cleanup_close_ int fd = TAKE_FD(n->proxy_secrets);
+	credentials_log(&n->creds);
+	int r = credentials_send(&n->creds, &n->rules->creds, fd);
+	if (r < 0)
+		err_set("cannot hand the credentials to the filtering proxy: %s", strerror(-r));
+	return r;
 }
 
 /* The proxy listens and its CA is written: the bundle the sandbox trusts
@@ -678,14 +687,27 @@ static void write_record(struct network *n, const char *session_dir)
 	fputs("]\n}\n", f);
 }
 
+int network_start_early(struct network *n, const struct policy *p, const char *session_dir,
+                        uint64_t caps)
+{
+	if (n->mode != NET_FILTERED || !(caps & ASB_CAP_NETNS) || n->proxy.pid > 0)
+		return 0;
+	return proxy_spawn(n, p, session_dir, -1);
+}
+
 int network_start_host(struct network *n, const struct policy *p, const char *session_dir)
 {
 	int r;
-	if (n->in_namespace) /* its listener follows once the namespace exists */
-		return n->mode == NET_FILTERED ? proxy_spawn(n, p, session_dir, -1) : 0;
+	if (n->in_namespace) { /* its listener follows once the namespace exists */
+		if (n->mode != NET_FILTERED)
+			return 0;
+		if (n->proxy.pid <= 0 && (r = proxy_spawn(n, p, session_dir, -1)) < 0)
+			return r;
+		return proxy_send_secrets(n);
+	}
 	if (n->mode == NET_FILTERED && n->host_listen_fd >= 0 &&
 	    ((r = proxy_spawn(n, p, session_dir, TAKE_FD(n->host_listen_fd))) < 0 ||
-	     (r = proxy_await_ready(n)) < 0))
+	     (r = proxy_send_secrets(n)) < 0 || (r = proxy_await_ready(n)) < 0))
 		return r;
 	write_record(n, session_dir);
 	return 0;
@@ -803,6 +825,10 @@ void network_stop(struct network *n)
 	if (n->proxy_ready >= 0) {
 		close(n->proxy_ready);
 		n->proxy_ready = -1;
+	}
+	if (n->proxy_secrets >= 0) { /* never sent: the proxy leaves on its own */
+		close(n->proxy_secrets);
+		n->proxy_secrets = -1;
 	}
 	for (size_t i = 0; i < n->n_bridges; i++)
 		bridge_close(n->bridges[i]);

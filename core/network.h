@@ -51,8 +51,9 @@ struct network {
 	int host_listen_fd; /* the proxy's listener on the host (NET_RULES) */
 	uint16_t proxy_port;
 	struct child proxy;
-	int proxy_ready; /* its ready notification, until it came */
-	int proxy_via;   /* where its listener goes, once the sandbox has one */
+	int proxy_ready;   /* its ready notification, until it came */
+	int proxy_via;     /* where its listener goes, once the sandbox has one */
+	int proxy_secrets; /* where its secrets go, once the plan resolved them */
 	struct netns_link *link;
 	struct net_engine *engine;
 	struct bridge_listener *bridges[2 * NET_MAX_PORTS];
@@ -88,10 +89,19 @@ int network_bind_published(struct network *n);
 /* Does the sandbox have to wait for the core to wire its network? */
 bool network_needs_wiring(const struct network *n);
 
-/* Right before the sandbox starts: start the filtering proxy (it makes its
- * CA while the sandbox is set up). A backend without its own namespace:
- * on its host port, ready on return; and network.json. In the backend's
- * namespace, network_wire hands the proxy its listener and waits for it. */
+/* As soon as the backend's caps are known (not for a dry run): a filtered
+ * network in the backend's namespace starts its proxy now, so that it makes
+ * its CA while the rest of the launch is planned and the sandbox set up.
+ * It writes nothing until its listener comes (network_wire), after the
+ * session directory exists; a launch that fails before stops it
+ * (network_stop). */
+int network_start_early(struct network *n, const struct policy *p, const char *session_dir,
+                        uint64_t caps);
+/* Right before the sandbox starts: the proxy gets its secrets (started
+ * here where network_start_early did not). A backend without its own
+ * namespace: on its host port, ready on return; and network.json. In the
+ * backend's namespace, network_wire hands the proxy its listener and waits
+ * for it. */
 int network_start_host(struct network *n, const struct policy *p, const char *session_dir);
 /* The open mode's engine can start here (after network_plan; before
  * anything starts): 0, or -errno with the launch error saying why and

@@ -187,6 +187,12 @@ int creds_load(struct creds *cs, const struct netrules *rules, int fd, char *err
 	}
 	struct load l = {.cs = cs, .rules = rules, .err = err, .errlen = errlen};
 	err[0] = '\0';
+	if (rc == 0 && len == 0) {
+		/* Not even the magic: the sender closed it unused (it gave up). */
+		free(buf);
+		snprintf(err, errlen, "--secrets-fd: nothing came");
+		return -ENODATA;
+	}
 	if (rc == 0)
 		rc = netsecrets_parse(buf, len, on_record, &l);
 	netsecrets_wipe(buf, cap);

@@ -43,7 +43,8 @@ struct creds {
 };
 
 /* Read the records from fd (until EOF, then close it) and check them against the
- * bindings the config names. -errno with a message in err. */
+ * bindings the config names. -errno with a message in err; -ENODATA: nothing
+ * at all came (the sender closed it unused). */
 int creds_load(struct creds *cs, const struct netrules *rules, int fd, char *err, size_t errlen);
 void creds_free(struct creds *cs);
 

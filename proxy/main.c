@@ -400,16 +400,12 @@ int main(int argc, char **argv)
 		    "needed",
 		    config);
 
-	/* The secrets first, before anything else runs: nothing of them is ever on a
-	 * command line, in the environment or in a file. This process is not dumpable,
-	 * so no other process of the user reads them from its memory. */
-	static struct creds creds;
-	if (secrets_fd >= 0) {
+	/* Nothing of the secrets is ever on a command line, in the environment or
+	 * in a file. This process is not dumpable before they come, so no other
+	 * process of the user reads them (or the CA's key) from its memory. */
+	if (secrets_fd >= 0)
 		prctl(PR_SET_DUMPABLE, 0);
-		if (creds_load(&creds, rules, secrets_fd, err, sizeof(err)) < 0)
-			die("%s", err);
-		px.creds = &creds;
-	} else if (rules->creds.n && !check) {
+	else if (rules->creds.n && !check) {
 		for (size_t i = 0; i < rules->creds.n; i++)
 			fprintf(stderr,
 			        PROG
@@ -450,18 +446,11 @@ int main(int argc, char **argv)
 	max_conns = (int)PICK(max_conns, lim->max_connections, 0);
 #undef PICK
 	plog_set_rate((unsigned)log_rate);
-	if (plog_open(log_path, (size_t)log_max) < 0)
-		die("--log %s: %s", log_path, strerror(errno));
-	for (char **w = rules->warnings; log_path && w && *w; w++)
-		plog_info("warning: %s", *w);
 
+	/* What takes time first (OpenSSL's set-up, the CA): the launcher starts
+	 * this process early, and plans and sets up the sandbox meanwhile. */
 	if (tls_ca_new(rules, ca_validity, &px.ca) < 0)
 		die("cannot create the session CA");
-	if (ca_out) {
-		int rc = tls_ca_write_pem(px.ca, ca_out);
-		if (rc < 0)
-			die("--ca-out %s: %s", ca_out, strerror(-rc));
-	}
 
 	signal(SIGPIPE, SIG_IGN);
 	size_t fds = raise_nofile();
@@ -479,8 +468,18 @@ int main(int argc, char **argv)
 		die("cannot open a routing socket (to recognise the host's own addresses): %s",
 		    strerror(-hrc));
 
-	/* All that needs no listener is done: with --listen-fd-from, the
-	 * launcher may be waiting for it already. */
+	/* All that needs no listener is done. The secrets and the listener
+	 * come once the launcher has them; it closing either unused means it
+	 * gave up: nothing to do. */
+	static struct creds creds;
+	if (secrets_fd >= 0) {
+		int rc = creds_load(&creds, rules, secrets_fd, err, sizeof(err));
+		if (rc == -ENODATA)
+			exit(0);
+		if (rc < 0)
+			die("%s", err);
+		px.creds = &creds;
+	}
 	if (listen_via >= 0)
 		px.listen_fd = adopt_fd(receive_listener(listen_via));
 	else if (listen_fd >= 0)
@@ -495,6 +494,17 @@ int main(int argc, char **argv)
 	    setsockopt(px.listen_fd, SOL_SOCKET, SO_SNDBUF, &px.client_sockbuf,
 	               sizeof(px.client_sockbuf)) < 0)
 		die("--client-sockbuf: %s", strerror(errno));
+	/* The log and the CA go where the launcher's session directory is by
+	 * now (it exists before the sandbox that holds the listener). */
+	if (plog_open(log_path, (size_t)log_max) < 0)
+		die("--log %s: %s", log_path, strerror(errno));
+	for (char **w = rules->warnings; log_path && w && *w; w++)
+		plog_info("warning: %s", *w);
+	if (ca_out) {
+		int rc = tls_ca_write_pem(px.ca, ca_out);
+		if (rc < 0)
+			die("--ca-out %s: %s", ca_out, strerror(-rc));
+	}
 	px.self_len = sizeof(px.self);
 	getsockname(px.listen_fd, (struct sockaddr *)&px.self, &px.self_len);
 	if (px.self.ss_family == AF_INET || px.self.ss_family == AF_INET6) {

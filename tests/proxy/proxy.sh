@@ -343,23 +343,34 @@ ok $([ $rc -ne 0 ] && grep -q "upstream_ca_file .*badca.pem: cannot load it" <<<
     "an upstream_ca_file that does not load stops the start ($rc: $err)"
 
 # --- --listen-fd-from: the listener arrives after the start (how the launcher
-# starts the proxy before the sandbox's namespace exists); ready only then ---
+# starts the proxy early, before its session directory and the sandbox's
+# namespace exist); it waits for it with its CA made, writes nothing until
+# it came, and is ready only then ---
 python3 - "$ASB_PROXY" "$HP" <<'PY' >late.out 2>late.err
 import os, select, socket, subprocess, sys, time
 proxy, hp = sys.argv[1], sys.argv[2]
-def start(tag):
+def start(tag, secrets=False):
     a, b = socket.socketpair()
     r, w = os.pipe()
+    sr, sw = os.pipe() if secrets else (-1, -1)
     p = subprocess.Popen([proxy, "--config", "asb.cfg", "--listen-fd-from", str(b.fileno()),
-                          "--ca-out", tag + "-ca.pem", "--log", tag + ".log", "--ready-fd", str(w)],
-                         pass_fds=(b.fileno(), w))
+                          "--ca-out", tag + "-ca.pem", "--log", tag + ".log", "--ready-fd", str(w)]
+                         + (["--secrets-fd", str(sr)] if secrets else []),
+                         pass_fds=(b.fileno(), w) + ((sr,) if secrets else ()))
     b.close(); os.close(w)
-    return p, a, r
-p, a, r = start("late")
-for _ in range(200):
-    if os.path.exists("late-ca.pem"): break
-    time.sleep(0.05)
-print("ca before the listener:", os.path.exists("late-ca.pem"))
+    if secrets:
+        os.close(sr)
+    return p, a, r, sw
+def waits_for_listener(p):  # blocked in recvmsg (47), after all of its start-up
+    for _ in range(200):
+        try:
+            if open("/proc/%d/syscall" % p.pid).read().split()[0] == "47": return True
+        except (OSError, IndexError): pass
+        time.sleep(0.05)
+    return False
+p, a, r, _ = start("late")
+print("waits for the listener:", waits_for_listener(p))
+print("wrote before the listener:", os.path.exists("late-ca.pem") or os.path.exists("late.log"))
 print("ready before the listener:", bool(select.select([r], [], [], 0.5)[0]))
 l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(8)
 port = l.getsockname()[1]
@@ -369,17 +380,32 @@ c = socket.create_connection(("127.0.0.1", port), timeout=10)
 c.sendall(b"GET http://a.test:%s/hello HTTP/1.1\r\nHost: a.test:%s\r\nConnection: close\r\n\r\n" % (hp.encode(), hp.encode()))
 print("served:", c.recv(64).split(b"\r\n")[0].decode())
 p.terminate(); print("stopped:", p.wait())
-# The launcher gives up before the sandbox exists: the channel closes, the proxy leaves.
-p, a, r = start("gaveup")
+print("ca written then:", os.path.exists("late-ca.pem") and os.path.exists("late.log"))
+# The launcher gives up before the sandbox exists: the channel closes, the
+# proxy leaves, and nothing of it is left.
+p, a, r, _ = start("gaveup")
 a.close()
 try: print("gave up, exit:", p.wait(timeout=10))
 except subprocess.TimeoutExpired: p.kill(); print("gave up, still running")
+print("gave up, left:", [f for f in ("gaveup-ca.pem", "gaveup.log") if os.path.exists(f)])
+# ... or before it sent the secrets: closed unused, the proxy leaves quietly.
+p, a, r, sw = start("nosecrets", secrets=True)
+os.close(sw)
+try: print("no secrets, exit:", p.wait(timeout=10))
+except subprocess.TimeoutExpired: p.kill(); print("no secrets, still running")
+print("no secrets, left:", [f for f in ("nosecrets-ca.pem", "nosecrets.log") if os.path.exists(f)])
 PY
 diag "$(cat late.out late.err)"
-grep -q "^ca before the listener: True" late.out && grep -q "^ready before the listener: False" late.out
-ok $? "--listen-fd-from: the CA is written before the listener arrives, ready is not signalled"
+grep -q "^waits for the listener: True" late.out && grep -q "^wrote before the listener: False" late.out &&
+    grep -q "^ready before the listener: False" late.out
+ok $? "--listen-fd-from: waits for the listener with nothing written, ready is not signalled"
+grep -q "^ca written then: True" late.out
+ok $? "--listen-fd-from: the CA and the log are written once the listener came"
 grep -q "^ready after it: True" late.out && grep -q "^served: HTTP/1.1 200" late.out && grep -q "^stopped: 0" late.out
 ok $? "--listen-fd-from: ready once the listener arrived, and it serves on it"
-grep -q "^gave up, exit: 0" late.out
-ok $? "--listen-fd-from: the channel closed without a listener, the proxy exits"
+grep -q "^gave up, exit: 0" late.out && grep -q "^gave up, left: \[\]" late.out
+ok $? "--listen-fd-from: the channel closed without a listener, the proxy exits, nothing left"
+grep -q "^no secrets, exit: 0" late.out && grep -q "^no secrets, left: \[\]" late.out &&
+    ! grep -q "secrets-fd" late.err
+ok $? "--secrets-fd closed unused: the proxy exits quietly, nothing left"
 done_testing
