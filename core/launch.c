@@ -353,7 +353,7 @@ static int check_self_config(struct launch *l)
 		return r;
 	_cleanup_free_ char *root = NULL, *why = NULL;
 	if (session_root(getenv("XDG_STATE_HOME"), p->home, &root) < 0 ||
-	    (r = selfconfig_check(root, &l->self_paths, &why)) <= 0)
+	    (r = selfconfig_check(root, &l->self_paths, l->self_records, &why)) <= 0)
 		return r < 0 ? r : 0;
 	if (l->dry_run) {
 		log_msg(LOG_WARN, "%s", why);
@@ -847,6 +847,7 @@ static int start(struct launch *l, char **root_out)
 	if ((r = open_terminal(l)) < 0)
 		return r;
 	l->stage = STAGE_RUNNING;
+	selfconfig_start_time(&l->self_start);
 	return spawn_sandbox(l);
 }
 
@@ -895,7 +896,7 @@ int launch_run(struct launch *l)
 
 	/* The records are written while the backend sets the sandbox up, off
 	 * the path to the agent's first instruction. */
-	if ((r = selfconfig_record(&l->session, &l->plan, &l->self_protected)) < 0)
+	if ((r = selfconfig_record(&l->session, &l->self_start, &l->plan, &l->self_protected)) < 0)
 		log_msg(LOG_WARN, "cannot record what this session may write: %s", strerror(-r));
 	log_policy(l);
 	protections_log(l);

@@ -53,9 +53,11 @@ struct launch {
 	size_t n_keep_fds;
 	struct artifact *artifacts;
 	size_t n_artifacts;
-	struct strv describe;       /* "plugin\tkey\tvalue" */
-	struct strv self_paths;     /* what shapes the sandbox (core/selfconfig.h) */
-	struct strv self_protected; /* ... and was made read-only inside */
+	struct strv describe;                    /* "plugin\tkey\tvalue" */
+	struct strv self_paths;                  /* what shapes the sandbox (core/selfconfig.h) */
+	struct strv self_protected;              /* ... and was made read-only inside */
+	struct selfconfig_records *self_records; /* the sessions' records, read once */
+	struct timespec self_start;              /* for this session's record */
 
 	bool hold;            /* the sandbox waits for release */
 	struct child spawned; /* what the core waits for */

@@ -258,7 +258,8 @@ static int print_check(const struct launch *l)
 
 /* Discovery opens every plugin it finds: a plugin dir an earlier session
  * could write is checked before anything in it runs (core/selfconfig.h). */
-static int check_plugin_dirs(int argc, char **argv, const struct strv *dirs)
+static int check_plugin_dirs(int argc, char **argv, const struct strv *dirs,
+                             struct selfconfig_records *records)
 {
 	bool accept = false;
 	for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
@@ -274,7 +275,7 @@ static int check_plugin_dirs(int argc, char **argv, const struct strv *dirs)
 	const char *home = getenv("HOME");
 	_cleanup_free_ char *root = NULL, *why = NULL;
 	if (r >= 0 && session_root(getenv("XDG_STATE_HOME"), home, &root) == 0 &&
-	    (r = selfconfig_check(root, &real, &why)) > 0) {
+	    (r = selfconfig_check(root, &real, records, &why)) > 0) {
 		_cleanup_free_ char *clean = log_escape(why);
 		_cleanup_free_ char *q =
 		    str_printf("agentsandbox: %s.\nIts plugins would be loaded now. Go on?",
@@ -292,7 +293,8 @@ static int check_plugin_dirs(int argc, char **argv, const struct strv *dirs)
 
 /* --plugin-dir, then $AGENTSANDBOX_PLUGIN_PATH (cli_apply keeps the same
  * order for the policy). */
-static int discover(int argc, char **argv, struct catalog *plugins)
+static int discover(int argc, char **argv, struct catalog *plugins,
+                    struct selfconfig_records *records)
 {
 	struct strv dirs = {0};
 	int r = cli_plugin_dirs(argc, argv, &dirs);
@@ -303,7 +305,7 @@ static int discover(int argc, char **argv, struct catalog *plugins)
 	     tok = strtok_r(NULL, ":", &save))
 		r = strv_push(&dirs, tok);
 	if (r >= 0)
-		r = check_plugin_dirs(argc, argv, &dirs);
+		r = check_plugin_dirs(argc, argv, &dirs, records);
 	if (r >= 0)
 		r = loader_discover(&dirs, plugins);
 	strv_clear(&dirs);
@@ -337,8 +339,10 @@ int main(int argc, char **argv)
 		return run_proxy(argv + 1);
 	log_set_sink(stderr_sink);
 	struct catalog plugins = {0};
+	/* Read by discovery's check of the plugin dirs, again by the launch's. */
+	_cleanup_(selfconfig_records_free) struct selfconfig_records self_records = {0};
 	struct cli c;
-	int r = discover(argc, argv, &plugins);
+	int r = discover(argc, argv, &plugins, &self_records);
 	if (r < 0) {
 		catalog_free_at_exit(&plugins);
 		return fail(r);
@@ -420,6 +424,7 @@ int main(int argc, char **argv)
 
 	struct launch l;
 	launch_init(&l, &p, &plugins, c.shell, dry_run);
+	l.self_records = &self_records;
 	if ((r = launch_load_plugins(&l)) < 0) {
 		code = fail(r);
 		goto out_launch;

@@ -142,12 +142,23 @@ int selfconfig_protect(struct plan *plan, const struct strv *paths, struct strv 
 	return 0;
 }
 
-int selfconfig_record(struct session *s, const struct plan *plan, const struct strv *protected)
+void selfconfig_start_time(struct timespec *out)
 {
-	struct timespec ts;
-	clock_gettime(CLOCK_REALTIME, &ts);
+	/* A file's times come from the coarse clock, which lags the fine one
+	 * by up to a tick: a change right after a fine-grained start could be
+	 * dated before it. */
+#ifdef CLOCK_REALTIME_COARSE
+	if (clock_gettime(CLOCK_REALTIME_COARSE, out) == 0)
+		return;
+#endif
+	clock_gettime(CLOCK_REALTIME, out);
+}
+
+int selfconfig_record(struct session *s, const struct timespec *start, const struct plan *plan,
+                      const struct strv *protected)
+{
 	_cleanup_free_ char *text =
-	    str_printf("start %lld %ld\n", (long long)ts.tv_sec, ts.tv_nsec);
+	    str_printf("start %lld %ld\n", (long long)start->tv_sec, start->tv_nsec);
 	for (size_t i = 0; text && i < plan->n_entries; i++) {
 		const struct plan_entry *e = &plan->entries[i];
 		if (e->type != ASB_ENTRY_WRITE || !e->host_path)
@@ -241,6 +252,57 @@ struct record {
 	struct strv writable, protected;
 };
 
+struct selfconfig_cached {
+	char *name;
+	struct record rec;
+};
+
+void selfconfig_records_free(struct selfconfig_records *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->v[i].name);
+		strv_clear(&c->v[i].rec.writable);
+		strv_clear(&c->v[i].rec.protected);
+	}
+	free(c->v);
+	free(c->root);
+	*c = (struct selfconfig_records){0};
+}
+
+static const struct record *cached_record(const struct selfconfig_records *c, const char *root,
+                                          const char *name)
+{
+	if (!c || !c->root || strcmp(c->root, root) != 0)
+		return NULL;
+	for (size_t i = 0; i < c->n; i++)
+		if (strcmp(c->v[i].name, name) == 0)
+			return &c->v[i].rec;
+	return NULL;
+}
+
+/* Keeps *rec (emptied here) when the cache is for this root; best effort. */
+static void cache_record(struct selfconfig_records *c, const char *root, const char *name,
+                         struct record *rec)
+{
+	if (!c)
+		return;
+	if (!c->root) {
+		if (!(c->root = strdup(root)))
+			return;
+	} else if (strcmp(c->root, root) != 0) {
+		return;
+	}
+	struct selfconfig_cached *v = realloc(c->v, (c->n + 1) * sizeof(*v));
+	if (!v)
+		return;
+	c->v = v;
+	if (!(v[c->n].name = strdup(name)))
+		return;
+	v[c->n].rec = *rec;
+	*rec = (struct record){0};
+	c->n++;
+}
+
 static int read_record(const char *dir, struct record *rec)
 {
 	_cleanup_free_ char *file = str_printf("%s/" RECORD, dir);
@@ -312,7 +374,8 @@ static bool changed_at_once(struct change_times *c, const struct strv *paths, si
 	return c->seen[i] > 0;
 }
 
-int selfconfig_check(const char *state_root, const struct strv *paths, char **why)
+int selfconfig_check(const char *state_root, const struct strv *paths,
+                     struct selfconfig_records *cache, char **why)
 {
 	_cleanup_closedir_ DIR *d = opendir(state_root);
 	if (!d)
@@ -327,9 +390,16 @@ int selfconfig_check(const char *state_root, const struct strv *paths, char **wh
 		if (de->d_name[0] == '.')
 			continue;
 		_cleanup_free_ char *dir = str_printf("%s/%s", state_root, de->d_name);
-		struct record rec;
-		if (!dir || read_record(dir, &rec) < 0)
+		struct record own = {0};
+		const struct record *kept = cached_record(cache, state_root, de->d_name);
+		if (!dir || (!kept && read_record(dir, &own) < 0))
 			continue;
+		/* Ended: its record is final, and kept for this launch's other check. */
+		if (!kept && own.end_sec) {
+			cache_record(cache, state_root, de->d_name, &own);
+			kept = cached_record(cache, state_root, de->d_name);
+		}
+		struct record rec = kept ? *kept : own;
 		if (!rec.end_sec && !still_running(dir)) {
 			/* Killed (the sandbox died with it): over by now at the
 			 * latest, which bounds it for every later launch. */
@@ -363,8 +433,8 @@ int selfconfig_check(const char *state_root, const struct strv *paths, char **wh
 			    "rewritten it",
 			    p, when, de->d_name);
 		}
-		strv_clear(&rec.writable);
-		strv_clear(&rec.protected);
+		strv_clear(&own.writable);
+		strv_clear(&own.protected);
 		if (*why)
 			return *why ? 1 : -ENOMEM;
 	}

@@ -14,6 +14,8 @@
 #include "policy.h"
 #include "session.h"
 
+#include <time.h>
+
 /* The paths that shape this launch (resolved, existing ones). */
 int selfconfig_collect(const struct policy *p, const struct network *n, struct strv *out);
 
@@ -21,17 +23,34 @@ int selfconfig_collect(const struct policy *p, const struct network *n, struct s
  * protected go to `protected`. Before the plan is final. */
 int selfconfig_protect(struct plan *plan, const struct strv *paths, struct strv *protected);
 
-/* The session's record ("writable"): its start, the plan's writable host
- * paths and what was protected. */
-int selfconfig_record(struct session *s, const struct plan *plan, const struct strv *protected);
+/* When the session starts, for its record: taken before the sandbox can
+ * run, on the clock file times come from (coarse where there is one), so
+ * that every change its agent makes is dated at or after it. */
+void selfconfig_start_time(struct timespec *out);
+
+/* The session's record ("writable"): its start (selfconfig_start_time), the
+ * plan's writable host paths and what was protected. */
+int selfconfig_record(struct session *s, const struct timespec *start, const struct plan *plan,
+                      const struct strv *protected);
 
 /* The agent is gone: nothing of this session writes any more. */
 void selfconfig_record_end(struct session *s);
 
+/* The records of ended sessions, read once per launch for all its checks
+ * (an ended session's record does not change any more). Zeroed to start. */
+struct selfconfig_records {
+	char *root;
+	struct selfconfig_cached *v;
+	size_t n;
+};
+void selfconfig_records_free(struct selfconfig_records *c);
+
 /* Could a session recorded under `state_root` have changed one of `paths`
  * (it could write there, did not protect it, and the path changed after it
- * started, and not since accepted)? 1 with *why (new string), 0, -errno. */
-int selfconfig_check(const char *state_root, const struct strv *paths, char **why);
+ * started, and not since accepted)? 1 with *why (new string), 0, -errno.
+ * cache: NULL, or where ended sessions' records are kept between calls. */
+int selfconfig_check(const char *state_root, const struct strv *paths,
+                     struct selfconfig_records *cache, char **why);
 
 /* The user accepts the paths as they are now (recorded in state_root). */
 int selfconfig_accept(const char *state_root, const struct strv *paths);

@@ -44,6 +44,23 @@ done
 ok $(grep -qx "w $W" "$s/writable" && grep -qx "p $W/conf/project.cfg" "$s/writable"; echo $?) \
     "the session records what it could write and what it protected"
 
+# The record's start is taken before the sandbox can run, on the clock file
+# times come from: the agent's very first change is never dated before it
+# (it was taken after the sandbox started, on the finer clock).
+early=0
+for i in $(seq 10); do
+    asb -c "$W/conf/project.cfg" -- -c "echo $i > first-change" >/dev/null 2>&1 || { early=1; break; }
+    s=$(sessions | tail -1)
+    read -r _ ssec snsec < <(grep -m1 '^start ' "$s/writable")
+    IFS=. read -r csec cnsec < <(stat -c '%.9Z' first-change)
+    if [ "$csec" -lt "$ssec" ] || { [ "$csec" = "$ssec" ] && [ "$((10#$cnsec))" -lt "$snsec" ]; }; then
+        early=1
+        diag "session $s started $ssec.$snsec, its agent's first change is dated $csec.$cnsec"
+    fi
+done
+rm -f first-change
+ok $early "a session's recorded start is not after its agent's first change (10 launches)"
+
 # --- a config the previous session could have changed ---------------------------------
 # Session A runs with another config, the workspace writable: its agent
 # rewrites conf/project.cfg (nothing protected it: it was not A's config).
