@@ -55,12 +55,17 @@ static int push_entry(struct plan *plan, struct plan_entry *e)
 		entry_free(e);
 		return -EBUSY;
 	}
-	struct plan_entry *n = realloc(plan->entries, (plan->n_entries + 1) * sizeof(*n));
-	if (!n) {
-		entry_free(e);
-		return -ENOMEM;
+	/* Doubled, not grown by one: a git workspace plans hundreds. */
+	if (plan->n_entries == plan->cap_entries) {
+		size_t cap = plan->cap_entries ? plan->cap_entries * 2 : 64;
+		struct plan_entry *n = realloc(plan->entries, cap * sizeof(*n));
+		if (!n) {
+			entry_free(e);
+			return -ENOMEM;
+		}
+		plan->entries = n;
+		plan->cap_entries = cap;
 	}
-	plan->entries = n;
 	plan->entries[plan->n_entries++] = *e;
 	return 0;
 }

@@ -45,7 +45,7 @@ struct plan_seccomp_allow {
 
 struct plan {
 	struct plan_entry *entries;
-	size_t n_entries;
+	size_t n_entries, cap_entries;
 	struct plan_env *env;
 	size_t n_env;
 	struct plan_exec *execs;
