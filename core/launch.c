@@ -352,9 +352,14 @@ static int check_self_config(struct launch *l)
 	if (r < 0)
 		return r;
 	_cleanup_free_ char *root = NULL, *why = NULL;
-	if (session_root(getenv("XDG_STATE_HOME"), p->home, &root) < 0 ||
-	    (r = selfconfig_check(root, &l->self_paths, l->self_records, &why)) <= 0)
-		return r < 0 ? r : 0;
+	r = session_root(getenv("XDG_STATE_HOME"), p->home, &root) < 0
+	        ? 0
+	        : selfconfig_check(root, &l->self_paths, l->self_records, &why);
+	/* The last check that reads them. */
+	if (l->self_records)
+		selfconfig_records_free(l->self_records);
+	if (r <= 0)
+		return r;
 	if (l->dry_run) {
 		log_msg(LOG_WARN, "%s", why);
 		return 0;
