@@ -40,11 +40,17 @@ void audit_after_exit(const struct asb_host *host, struct asb_ctx *ctx,
 	struct rs_options aopt = *opt;
 	aopt.audit = 1;
 	struct rs_result now;
+	size_t kept0, read0, kept, read;
+	dirlist_counts(opt->dirs, &kept0, &read0);
 	if (rs_scan(&aopt, &now) < 0) {
 		host->log(ctx, ASB_LOG_WARN, "post-exit audit of %s failed", opt->workspace);
 		rs_result_free(&now);
 		return;
 	}
+	dirlist_counts(opt->dirs, &kept, &read);
+	host->log(ctx, ASB_LOG_INFO,
+	          "post-exit audit of %s: %zu directories read, %zu unchanged since the scan",
+	          opt->workspace, read - read0, kept - kept0);
 	for (size_t i = 0; i < before->n_gitdirs; i++) {
 		const struct rs_gitdir *g = &before->gitdirs[i];
 		if (g->worktree_admin || g->had_commondir)

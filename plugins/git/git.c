@@ -35,7 +35,8 @@ struct git_state {
 	char **rw_paths;
 	struct rs_result scan;
 	struct placeholders placeholders;
-	struct spares spares; /* mount points kept between sessions (spares.h) */
+	struct spares spares;       /* mount points kept between sessions (spares.h) */
+	struct dirlist_cache *dirs; /* the scan's listings, for the audit (dirlist.h) */
 };
 
 static void state_reset(struct git_state *g)
@@ -48,6 +49,7 @@ static void state_reset(struct git_state *g)
 	free(g->rw_paths);
 	free(g->workspace);
 	free(g->home);
+	dirlist_cache_free(g->dirs);
 	*g = (struct git_state){0};
 }
 
@@ -157,11 +159,18 @@ static int ensure_scanned(const struct asb_host *host, struct asb_ctx *ctx, stru
 	g->home = home ? strdup(home) : NULL;
 	if (!g->workspace || (home && !g->home))
 		return g->scanned = -ENOMEM;
+	/* A launch keeps the listings for its audit; without memory for them,
+	 * the audit reads every directory again. */
+	int64_t dry_run = 0;
+	(void)host->policy_int(ctx, "dry_run", &dry_run);
+	if (!dry_run && !g->dirs)
+		g->dirs = dirlist_cache_new();
 	g->opt = (struct rs_options){
 	    .workspace = g->workspace,
 	    .home = g->home,
 	    .rw_paths = (const char *const *)g->rw_paths,
 	    .limits = g->limits,
+	    .dirs = g->dirs,
 	};
 	r = rs_scan(&g->opt, &g->scan);
 	if (r < 0) {

@@ -644,27 +644,22 @@ static bool plain_leaf(struct scan *s, int dfd, const struct stat *parent, const
 static int scan_one(struct scan *s, const char *path, unsigned depth, struct queue *q,
                     struct queue *later)
 {
-	_cleanup_close_ int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
+	_cleanup_close_ int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (dfd < 0)
 		return 0; /* unreadable: the agent cannot read it either */
-	_cleanup_closedir_ DIR *d = fdopendir(fd);
-	if (!d)
-		return -errno;
-	int dfd = fd;
-	fd = -1;
+	struct dirlist l;
+	int ret = dirlist_read(s->opt->dirs, dfd, &l, NULL);
+	if (ret < 0)
+		return ret;
 	s->r->dirs_scanned++;
 	struct stat self;
 	bool leaves = fstat(dfd, &self) == 0;
 
 	bool has_git = false, has_head = false, has_objects = false, has_refs = false;
 	struct queue subs = {0};
-	struct dirent *de;
-	int ret = 0;
-	while ((de = readdir(d))) {
-		const char *n = de->d_name;
-		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
-			continue;
-		unsigned char t = de->d_type;
+	for (size_t i = 0; i < l.n; i++) {
+		const char *n = dirlist_name(&l, i);
+		unsigned char t = l.types[i];
 		if (t == DT_UNKNOWN) {
 			struct stat st;
 			if (fstatat(dfd, n, &st, AT_SYMLINK_NOFOLLOW) < 0)
@@ -720,6 +715,7 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 	}
 out:
 	queue_free(&subs);
+	dirlist_release(s->opt->dirs, &l);
 	return ret;
 }
 

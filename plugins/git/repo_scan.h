@@ -9,6 +9,8 @@
 
 #include <stddef.h>
 
+#include "dirlist.h"
+
 /* Mount operations, in the order they must be applied (rs_result.mounts). */
 #define RS_BIND_RO   1 /* existing path bound read-only over itself */
 #define RS_BIND_RW   2 /* existing directory bound read-write over itself */
@@ -39,7 +41,9 @@ struct rs_options {
 	const char *home;            /* never exposed as a working-tree root; may be NULL */
 	const char *const *rw_paths; /* declared rw paths, re-bound under a read-only root */
 	struct rs_limits limits;
-	int audit; /* post-exit re-scan: record what is there, fail on nothing */
+	int audit;                  /* post-exit re-scan: record what is there, fail on nothing */
+	struct dirlist_cache *dirs; /* listings kept by the scan, reused by the audit where
+	                             * unchanged (dirlist.h); may be NULL */
 };
 
 struct rs_mount {

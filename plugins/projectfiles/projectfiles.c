@@ -41,8 +41,9 @@ struct pf_state {
 	struct pf_result scan;
 	int scanned;
 	struct placeholders placeholders;
-	struct spares spares; /* mount points kept between sessions (spare.c) */
-	char *exclude;        /* the git exclude file extended for masked files, or NULL */
+	struct spares spares;       /* mount points kept between sessions (spare.c) */
+	char *exclude;              /* the git exclude file extended for masked files, or NULL */
+	struct dirlist_cache *dirs; /* the scan's listings, for the audit (dirlist.h) */
 	int dry_run;
 	bool files;     /* the backend places generated files anywhere (ASB_CAP_FILES) */
 	bool ephemeral; /* ... and empty writable directories (ASB_CAP_EPHEMERAL) */
@@ -59,6 +60,7 @@ static void state_reset(struct pf_state *g)
 	placeholders_free(&g->placeholders);
 	spares_close(&g->spares);
 	free(g->exclude);
+	dirlist_cache_free(g->dirs);
 	*g = (struct pf_state){0};
 }
 
@@ -252,7 +254,8 @@ static int scan_now(const struct asb_host *host, struct asb_ctx *ctx, struct pf_
 	                       .writable = (const char *const *)g->writable.v,
 	                       .max_depth = g->max_depth,
 	                       .max_dirs = g->max_dirs,
-	                       .audit = audit};
+	                       .audit = audit,
+	                       .dirs = g->dirs};
 	int r = pf_scan(&o, out);
 	if (r < 0 && !audit)
 		host->log(ctx, ASB_LOG_ERROR,
@@ -569,6 +572,9 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 		placeholders_reap(journals, placeholders_log_to_host,
 		                  &(struct placeholders_to_host){host, ctx});
 	int r = collect_roots(host, ctx, g);
+	/* Without memory for it, each scan reads every directory. */
+	if (!g->dry_run && !g->dirs)
+		g->dirs = dirlist_cache_new();
 	if (r < 0 || (r = scan_now(host, ctx, g, 0, &g->scan)) < 0)
 		return r;
 	g->scanned = 1;
@@ -680,11 +686,18 @@ static char *shell_quote(const char *s)
 static void audit(const struct asb_host *host, struct asb_ctx *ctx, struct pf_state *g)
 {
 	struct pf_result now;
+	size_t kept0, read0, kept, read;
+	dirlist_counts(g->dirs, &kept0, &read0);
 	if (scan_now(host, ctx, g, 1, &now) < 0) {
 		host->log(ctx, ASB_LOG_WARN, "post-exit check of the project files failed");
 		pf_result_free(&now);
 		return;
 	}
+	dirlist_counts(g->dirs, &kept, &read);
+	host->log(ctx, ASB_LOG_INFO,
+	          "post-exit check of the project files: %zu directories read, %zu unchanged "
+	          "since the scan",
+	          read - read0, kept - kept0);
 	const char *sid = host->policy_string(ctx, "session_id");
 	for (size_t i = 0; i < now.n; i++) {
 		const struct pf_action *a = &now.v[i];

@@ -230,32 +230,27 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 	_cleanup_free_ char *host = at(w->root->host, it->rel);
 	if (!host)
 		return -ENOMEM;
-	int fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_close_ int fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return 0; /* unreadable: the agent cannot use it either */
-	DIR *d = fdopendir(fd);
-	if (!d) {
-		close(fd);
-		return -errno;
-	}
+	struct dirlist l;
+	int ret = dirlist_read(w->o->dirs, fd, &l, NULL);
+	if (ret < 0)
+		return ret;
 	w->r->dirs_scanned++;
 	bool at_root = it->rel[0] == '\0' && w->root->workspace;
 	struct strv found = {0};
-	int ret = 0;
-	struct dirent *de;
-	while (ret >= 0 && (de = readdir(d))) {
-		const char *n = de->d_name;
-		if (n[0] == '.' && (n[1] == '\0' || (n[1] == '.' && n[2] == '\0')))
-			continue;
+	for (size_t i = 0; ret >= 0 && i < l.n; i++) {
+		const char *n = dirlist_name(&l, i);
 		/* Most names are not on the list: one binary search says so. */
 		if (bsearch(&n, w->firsts->v, w->firsts->n, sizeof(char *), cmp_str)) {
 			ret = strv_push(&found, n);
 			continue; /* protected whole, or holds what is: not walked */
 		}
-		unsigned char t = de->d_type;
+		unsigned char t = l.types[i];
 		if (t == DT_UNKNOWN) {
 			struct stat st;
-			if (fstatat(dirfd(d), n, &st, AT_SYMLINK_NOFOLLOW) < 0)
+			if (fstatat(fd, n, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				continue;
 			t = S_ISDIR(st.st_mode) ? DT_DIR : DT_REG;
 		}
@@ -274,7 +269,7 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 		}
 		(*q)[(*qn)++] = (struct qitem){rel, it->depth + 1};
 	}
-	closedir(d);
+	dirlist_release(w->o->dirs, &l);
 	/* Each entry whose name is here; at the workspace root every entry
 	 * (a missing one is masked). */
 	for (const struct pf_entry *e = w->o->list; e->path && ret >= 0; e++) {

@@ -8,6 +8,7 @@
 #ifndef ASB_PROJECTFILES_SCAN_H
 #define ASB_PROJECTFILES_SCAN_H
 
+#include "dirlist.h"
 #include "list.h"
 
 #include <stddef.h>
@@ -27,6 +28,8 @@ struct pf_options {
 	const char *const *writable;  /* the entries left writable, NULL-terminated */
 	unsigned max_depth, max_dirs; /* bounds of the walk */
 	int audit;                    /* only record what is present */
+	struct dirlist_cache *dirs;   /* listings kept by the scan, reused by the audit
+	                               * where unchanged (dirlist.h); may be NULL */
 };
 
 #define PF_OP_RO        1 /* present: read-only over itself */

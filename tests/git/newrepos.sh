@@ -109,6 +109,32 @@ ok $([ -d "$W/fresh/.git/hooks" ] && grep -q fsmonitor "$W/fresh/.git/config"; e
 ok $([ -e "$MARK.hook" ] || [ -e "$MARK.fsmonitor" ]; echo $?) "control: restored, the host runs the planted code (the check detects it)"
 rm -f "$TEST_TMP"/pwned*
 
+# A settled tree (older than the scan's DIRLIST_SETTLED_S): the audit reuses
+# the listings of the directories that did not change, and still finds a
+# repository made deep inside one that existed (its ancestors unchanged), and
+# one in a directory made inside.
+S=$TEST_TMP/settled
+mkrepo "$S"
+mkdir -p "$S/a/b/c" "$S/a/b2" "$S/x/y"
+: >"$S/a/b/c/file"
+sleep 3
+out=$(inside "$S" "$plant"'git init -q a/b/deep && plant a/b/deep && git init -q a/b/c/deeper &&
+  plant a/b/c/deeper && mkdir -p x/y/new/er && git init -q x/y/new/er/deepest &&
+  plant x/y/new/er/deepest && echo PLANTED settled' 2>"$TEST_TMP/stderr")
+ok $(grep -qx "PLANTED settled" <<<"$out"; echo $?) "settled: planted deep inside"
+log=$(last_log)
+# a/b was read before (it has a subdirectory), a/b/c and x/y were not
+# (leaves): each is read again, its ancestors' listings are reused.
+for r in a/b/deep a/b/c/deeper x/y/new/er/deepest; do
+    q=$(ls -d "$S/$r/.git/agentsandbox-quarantine"/* 2>/dev/null | head -1)
+    ok $([ -n "$q" ] && [ -d "$q/hooks" ] && [ ! -e "$S/$r/.git/hooks" ]; echo $?) \
+        "settled: $r's hooks and config quarantined"
+done
+reused=$(sed -n 's/.*post-exit audit of .*: [0-9]* directories read, \([0-9]*\) unchanged since the scan/\1/p' <<<"$log")
+ok $([ "${reused:-0}" -gt 0 ]; echo $?) "settled: the audit reused unchanged directories' listings (${reused:-none})"
+host_git_runs "$S/a/b/deep"
+ok $([ -z "$(ls "$TEST_TMP" | grep '^pwned')" ]; echo $?) "settled: the host's git runs nothing planted there"
+
 # Opting out: the repository keeps everything, and a warning says so.
 out=$(inside "$W" "$plant"'git init -q optout && plant optout' --no-git-quarantine 2>&1)
 ok $([ -d "$W/optout/.git/hooks" ] && [ ! -e "$W/optout/.git/agentsandbox-quarantine" ] &&

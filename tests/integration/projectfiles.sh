@@ -246,6 +246,23 @@ ok $? "launch.log says so"
 ok $([ -z "$(ls -A "$XDG_STATE_HOME/agentsandbox/.projectfiles-placeholders" 2>/dev/null)" ]; echo $?) \
     "no placeholder journal is left once they are gone"
 
+# --- a settled tree -----------------------------------------------------------------------
+# Older than DIRLIST_SETTLED_S: the post-exit check reuses the listings of the
+# directories that did not change, and still finds what was planted in a
+# deep one that existed (its ancestors unchanged) or in one made inside.
+T=$TEST_TMP/settled
+mkdir -p "$T/a/b/c" "$T/a/b2" "$T/x/y"
+echo data >"$T/a/b/c/file"
+sleep 3
+(cd "$T" && asb -c "$TEST_TMP/pf.cfg" -- -c 'mkdir a/b/c/.vscode && echo x > a/b/c/.vscode/tasks.json &&
+  mkdir -p x/y/new && echo "{}" > x/y/new/.mcp.json' 2>/dev/null)
+ok $([ ! -e "$T/a/b/c/.vscode" ] && ls -d "$T/a/b/c/.vscode.agentsandbox-quarantine-"* >/dev/null 2>&1 &&
+    [ ! -e "$T/x/y/new/.mcp.json" ] && ls "$T/x/y/new/.mcp.json.agentsandbox-quarantine-"* >/dev/null 2>&1; echo $?) \
+    "settled tree: what was planted deep inside was moved aside"
+reused=$(sed -n 's/.*post-exit check of the project files: [0-9]* directories read, \([0-9]*\) unchanged since the scan/\1/p' \
+    "$(sessions | tail -n 1)launch.log")
+ok $([ "${reused:-0}" -gt 0 ]; echo $?) "settled tree: the check reused unchanged directories' listings (${reused:-none})"
+
 # --- what cannot be protected is refused -------------------------------------------------
 ln -s "$TEST_TMP/elsewhere" sub/.envrc
 err=$(asb -c "$TEST_TMP/pf.cfg" -- -c true 2>&1)

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+#include "dirlist.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifdef __linux__
+#include <sys/vfs.h>
+/* linux/magic.h's, spelled out: common/ stays free of kernel headers. */
+#define DL_EXT4_MAGIC  0xEF53 /* ext2, ext3 and ext4 alike */
+#define DL_XFS_MAGIC   0x58465342
+#define DL_BTRFS_MAGIC 0x9123683E
+#define DL_TMPFS_MAGIC 0x01021994
+#endif
+
+#include "util.h"
+
+/* One listing, in one block: the offsets, the types, then the names. */
+struct block {
+	size_t n;
+	unsigned *name_at;
+	unsigned char *types;
+	char *names;
+};
+
+struct kept {
+	dev_t dev;
+	ino_t ino;
+	struct timespec ctime;
+	bool reusable;
+	void *block;
+	struct dirlist list;
+};
+
+struct fs_seen {
+	dev_t dev;
+	bool trusted;
+};
+
+struct dirlist_cache {
+	struct kept *kept;
+	size_t n, cap;
+	size_t *slots; /* open addressing: index + 1 into kept, 0 empty */
+	size_t n_slots;
+	void **retired; /* blocks of replaced listings, freed with the cache */
+	size_t n_retired, cap_retired;
+	struct fs_seen fs[8];
+	size_t n_fs;
+	size_t reused, read;
+};
+
+struct dirlist_cache *dirlist_cache_new(void)
+{
+	return calloc(1, sizeof(struct dirlist_cache));
+}
+
+void dirlist_cache_free(struct dirlist_cache *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; i < c->n; i++)
+		free(c->kept[i].block);
+	for (size_t i = 0; i < c->n_retired; i++)
+		free(c->retired[i]);
+	free(c->kept);
+	free(c->retired);
+	free(c->slots);
+	free(c);
+}
+
+void dirlist_counts(const struct dirlist_cache *c, size_t *reused, size_t *read)
+{
+	*reused = c ? c->reused : 0;
+	*read = c ? c->read : 0;
+}
+
+static size_t slot_of(dev_t dev, ino_t ino, size_t n_slots)
+{
+	uint64_t h =
+	    ((uint64_t)ino * 0x9E3779B97F4A7C15ull) ^ ((uint64_t)dev * 0xC2B2AE3D27D4EB4Full);
+	return (size_t)(h ^ (h >> 29)) & (n_slots - 1);
+}
+
+static struct kept *find(struct dirlist_cache *c, dev_t dev, ino_t ino)
+{
+	if (!c->n_slots)
+		return NULL;
+	for (size_t i = slot_of(dev, ino, c->n_slots);; i = (i + 1) & (c->n_slots - 1)) {
+		if (!c->slots[i])
+			return NULL;
+		struct kept *k = &c->kept[c->slots[i] - 1];
+		if (k->dev == dev && k->ino == ino)
+			return k;
+	}
+}
+
+static int grow_slots(struct dirlist_cache *c)
+{
+	size_t n = c->n_slots ? c->n_slots * 2 : 256;
+	size_t *s = calloc(n, sizeof(*s));
+	if (!s)
+		return -ENOMEM;
+	for (size_t k = 0; k < c->n; k++) {
+		size_t i = slot_of(c->kept[k].dev, c->kept[k].ino, n);
+		while (s[i])
+			i = (i + 1) & (n - 1);
+		s[i] = k + 1;
+	}
+	free(c->slots);
+	c->slots = s;
+	c->n_slots = n;
+	return 0;
+}
+
+/* A new entry for the directory (the caller fills the rest). */
+static struct kept *add(struct dirlist_cache *c, dev_t dev, ino_t ino)
+{
+	if ((c->n + 1) * 2 > c->n_slots && grow_slots(c) < 0)
+		return NULL;
+	if (c->n == c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 64;
+		struct kept *k = realloc(c->kept, cap * sizeof(*k));
+		if (!k)
+			return NULL;
+		c->kept = k;
+		c->cap = cap;
+	}
+	struct kept *k = &c->kept[c->n];
+	*k = (struct kept){.dev = dev, .ino = ino};
+	size_t i = slot_of(dev, ino, c->n_slots);
+	while (c->slots[i])
+		i = (i + 1) & (c->n_slots - 1);
+	c->slots[i] = ++c->n;
+	return k;
+}
+
+/* The old listing stays valid for whoever holds it. */
+static int retire(struct dirlist_cache *c, struct kept *k)
+{
+	if (c->n_retired == c->cap_retired) {
+		size_t cap = c->cap_retired ? c->cap_retired * 2 : 8;
+		void **r = realloc(c->retired, cap * sizeof(*r));
+		if (!r)
+			return -ENOMEM;
+		c->retired = r;
+		c->cap_retired = cap;
+	}
+	c->retired[c->n_retired++] = k->block;
+	k->block = NULL;
+	return 0;
+}
+
+static bool fs_trusted(struct dirlist_cache *c, int fd, dev_t dev)
+{
+#ifdef __linux__
+	for (size_t i = 0; i < c->n_fs; i++)
+		if (c->fs[i].dev == dev)
+			return c->fs[i].trusted;
+	struct statfs fs;
+	bool trusted =
+	    fstatfs(fd, &fs) == 0 && (fs.f_type == DL_EXT4_MAGIC || fs.f_type == DL_XFS_MAGIC ||
+	                              fs.f_type == DL_BTRFS_MAGIC || fs.f_type == DL_TMPFS_MAGIC);
+	if (c->n_fs < ARRAY_SIZE(c->fs))
+		c->fs[c->n_fs++] = (struct fs_seen){dev, trusted};
+	return trusted;
+#else
+	(void)c, (void)fd, (void)dev;
+	return false;
+#endif
+}
+
+#ifdef __APPLE__
+#define st_ctim st_ctimespec
+#endif
+
+static bool same_time(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
+}
+
+static int append(void *arrp, size_t *cap, size_t n, size_t more, size_t elem)
+{
+	void **arr = arrp;
+	if (n + more <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : 16;
+	while (nc < n + more)
+		nc *= 2;
+	void *p = realloc(*arr, nc * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
+
+/* Read the directory at fd into one block (a duplicate of fd reads, from
+ * the start). */
+static int read_block(int fd, void **blockp, struct dirlist *out)
+{
+	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	if (dfd < 0)
+		return -errno;
+	DIR *d = fdopendir(dfd);
+	if (!d) {
+		int r = -errno;
+		close(dfd);
+		return r;
+	}
+	rewinddir(d);
+	unsigned *at = NULL;
+	unsigned char *types = NULL;
+	char *names = NULL;
+	size_t n = 0, cap_at = 0, cap_types = 0, len = 0, cap_names = 0;
+	int r = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		const char *s = de->d_name;
+		if (s[0] == '.' && (s[1] == '\0' || (s[1] == '.' && s[2] == '\0')))
+			continue;
+		size_t l = strlen(s) + 1;
+		if (len + l > UINT32_MAX || (r = append(&at, &cap_at, n, 1, sizeof(*at))) < 0 ||
+		    (r = append(&types, &cap_types, n, 1, 1)) < 0 ||
+		    (r = append(&names, &cap_names, len, l, 1)) < 0) {
+			r = r < 0 ? r : -E2BIG;
+			break;
+		}
+		memcpy(names + len, s, l);
+		at[n] = (unsigned)len;
+		types[n++] = de->d_type;
+		len += l;
+	}
+	closedir(d);
+	size_t size = n * sizeof(*at) + n + len;
+	char *block = r == 0 ? malloc(size ? size : 1) : NULL;
+	if (block) {
+		memcpy(block, at, n * sizeof(*at));
+		memcpy(block + n * sizeof(*at), types, n);
+		memcpy(block + n * sizeof(*at) + n, names, len);
+		*blockp = block;
+		*out = (struct dirlist){n, (const unsigned *)(void *)block,
+		                        (const unsigned char *)block + n * sizeof(*at),
+		                        block + n * sizeof(*at) + n};
+	}
+	free(at);
+	free(types);
+	free(names);
+	return r < 0 ? r : block ? 0 : -ENOMEM;
+}
+
+int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reused)
+{
+	*out = (struct dirlist){0};
+	if (reused)
+		*reused = false;
+	/* The time of the read is taken first: a ctime over DIRLIST_SETTLED_S
+	 * older than it is older than every change from now on. */
+	struct timespec now;
+	if (clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return -errno;
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	struct kept *k = c ? find(c, st.st_dev, st.st_ino) : NULL;
+	if (k && k->reusable && same_time(&k->ctime, &st.st_ctim)) {
+		c->reused++;
+		*out = k->list;
+		if (reused)
+			*reused = true;
+		return 0;
+	}
+	void *block = NULL;
+	struct dirlist l;
+	int r = read_block(fd, &block, &l);
+	if (r < 0)
+		return r;
+	if (!c) {
+		*out = l;
+		return 0;
+	}
+	c->read++;
+	if (k ? retire(c, k) < 0 : !(k = add(c, st.st_dev, st.st_ino))) {
+		free(block);
+		return -ENOMEM;
+	}
+	k->ctime = st.st_ctim;
+	k->reusable =
+	    fs_trusted(c, fd, st.st_dev) && st.st_ctim.tv_sec < now.tv_sec - DIRLIST_SETTLED_S;
+	k->block = block;
+	k->list = l;
+	*out = l;
+	return 0;
+}
+
+void dirlist_release(struct dirlist_cache *c, struct dirlist *l)
+{
+	if (!c)
+		free((void *)l->name_at);
+	*l = (struct dirlist){0};
+}

@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* Directory listings read once and reused while the directory is unchanged:
+ * the scans before the sandbox read them, the audits after it reuse each one
+ * whose directory did not change meanwhile (most of a large project).
+ *
+ * Why a listing can be trusted again: every change of a directory's entries
+ * (one made, removed, renamed or linked) sets its ctime to the current time,
+ * and no process can set a ctime back. A listing read when the directory had
+ * ctime C is still its listing while it is the same directory (device and
+ * inode) with ctime C. Two cases where that could fail are left out:
+ *  - ctime comes from a clock that advances in ticks, so a change in the
+ *    same tick as the last one would leave C as it was: a listing is kept
+ *    only when C is over DIRLIST_SETTLED_S seconds older than the read;
+ *  - file systems whose ctime is not kept locally (NFS caches attributes,
+ *    FUSE asks a daemon): only ext2/3/4, xfs, btrfs and tmpfs are trusted.
+ * Everything else is read again each time. */
+#ifndef ASB_COMMON_DIRLIST_H
+#define ASB_COMMON_DIRLIST_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#define DIRLIST_SETTLED_S 2
+
+/* One directory's entries, without "." and "..", in readdir's order. */
+struct dirlist {
+	size_t n;
+	const unsigned *name_at;    /* each name's offset in names */
+	const unsigned char *types; /* readdir's d_type (DT_UNKNOWN where not given) */
+	const char *names;
+};
+
+static inline const char *dirlist_name(const struct dirlist *l, size_t i)
+{
+	return l->names + l->name_at[i];
+}
+
+struct dirlist_cache; /* opaque */
+
+struct dirlist_cache *dirlist_cache_new(void);
+void dirlist_cache_free(struct dirlist_cache *c);
+
+/* The entries of the directory open at `fd`: the kept listing of that
+ * directory (its device and inode) when it is still valid, else read now,
+ * and kept when it may be reused. With c NULL, read now. *out stays valid
+ * until the cache is freed (or, with c NULL, until dirlist_release).
+ * reused (may be NULL): whether it was kept. 0, or -errno. */
+int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reused);
+/* Frees what dirlist_read read without a cache; nothing otherwise. */
+void dirlist_release(struct dirlist_cache *c, struct dirlist *l);
+
+/* How many listings were reused and read (for the logs). */
+void dirlist_counts(const struct dirlist_cache *c, size_t *reused, size_t *read);
+
+#endif

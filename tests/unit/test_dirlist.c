@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/* common/dirlist.c: a directory's listing is reused only while the directory
+ * is the same one, unchanged, and its last change is old enough that no
+ * later change can share its ctime. */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <cmocka.h>
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dirlist.h"
+#include "util.h"
+
+static char base[256];
+
+static void mk(const char *rel, bool dir)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	if (dir)
+		assert_int_equal(mkdir(p, 0755), 0);
+	else
+		assert_int_equal(close(open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)), 0);
+}
+
+static int read_at(struct dirlist_cache *c, const char *rel, struct dirlist *l, bool *reused)
+{
+	char p[512];
+	snprintf(p, sizeof(p), "%s%s%s", base, rel[0] ? "/" : "", rel);
+	int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	assert_true(fd >= 0);
+	int r = dirlist_read(c, fd, l, reused);
+	close(fd);
+	return r;
+}
+
+static bool has(const struct dirlist *l, const char *name)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (strcmp(dirlist_name(l, i), name) == 0)
+			return true;
+	return false;
+}
+
+/* One tree, made once and left to settle: the tests that need a settled
+ * directory share the wait. */
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(base, sizeof(base), "%s/asb-dirlist-XXXXXX",
+	         getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
+	if (!mkdtemp(base))
+		return -1;
+	mk("a", true);
+	mk("a/f1", false);
+	mk("a/sub", true);
+	mk("b", true);
+	mk("c", true);
+	mk("d", true);
+	mk("fresh-later", true);
+	sleep(DIRLIST_SETTLED_S + 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	return rm_rf(base) < 0 ? -1 : 0;
+}
+
+static void test_lists_without_dots(void **state)
+{
+	(void)state;
+	struct dirlist l;
+	assert_int_equal(read_at(NULL, "a", &l, NULL), 0);
+	assert_int_equal(l.n, 2);
+	assert_true(has(&l, "f1") && has(&l, "sub"));
+	assert_false(has(&l, ".") || has(&l, ".."));
+	dirlist_release(NULL, &l);
+}
+
+static void test_settled_unchanged_is_reused(void **state)
+{
+	(void)state;
+	struct dirlist_cache *c = dirlist_cache_new();
+	struct dirlist l;
+	bool reused = true;
+	assert_int_equal(read_at(c, "a", &l, &reused), 0);
+	assert_false(reused);
+	assert_int_equal(read_at(c, "a", &l, &reused), 0);
+	assert_true(reused);
+	assert_true(has(&l, "f1") && has(&l, "sub"));
+	size_t nr, nd;
+	dirlist_counts(c, &nr, &nd);
+	assert_int_equal(nr, 1);
+	assert_int_equal(nd, 1);
+	dirlist_cache_free(c);
+}
+
+/* Each kind of change to the entries: read again, and it shows. */
+static void test_changes_are_read_again(void **state)
+{
+	(void)state;
+	struct dirlist_cache *c = dirlist_cache_new();
+	struct dirlist l;
+	bool reused;
+	char from[512], to[512];
+	const char *dirs[] = {"b", "c", "d"};
+	for (size_t i = 0; i < ARRAY_SIZE(dirs); i++) {
+		assert_int_equal(read_at(c, dirs[i], &l, &reused), 0);
+		assert_int_equal(read_at(c, dirs[i], &l, &reused), 0);
+		assert_true(reused);
+	}
+	mk("b/new", false); /* made */
+	assert_int_equal(read_at(c, "b", &l, &reused), 0);
+	assert_false(reused);
+	assert_true(has(&l, "new"));
+	snprintf(from, sizeof(from), "%s/b/new", base); /* renamed into another */
+	snprintf(to, sizeof(to), "%s/c/moved", base);
+	assert_int_equal(rename(from, to), 0);
+	assert_int_equal(read_at(c, "c", &l, &reused), 0);
+	assert_false(reused);
+	assert_true(has(&l, "moved"));
+	assert_int_equal(read_at(c, "b", &l, &reused), 0);
+	assert_false(reused);
+	assert_false(has(&l, "new"));
+	/* Replaced by another directory (settled too): another inode. */
+	snprintf(from, sizeof(from), "%s/fresh-later", base);
+	snprintf(to, sizeof(to), "%s/d", base);
+	assert_int_equal(rename(from, to), 0);
+	assert_int_equal(read_at(c, "d", &l, &reused), 0);
+	assert_false(reused);
+	dirlist_cache_free(c);
+}
+
+/* Changed within the last seconds: its ctime could be shared by a change
+ * in the same clock tick, so it is never reused, changed or not. */
+static void test_recent_is_not_reused(void **state)
+{
+	(void)state;
+	mk("recent", true);
+	struct dirlist_cache *c = dirlist_cache_new();
+	struct dirlist l;
+	bool reused;
+	assert_int_equal(read_at(c, "recent", &l, &reused), 0);
+	assert_int_equal(read_at(c, "recent", &l, &reused), 0);
+	assert_false(reused);
+	assert_int_equal(l.n, 0);
+	dirlist_cache_free(c);
+}
+
+/* A listing held stays valid when its directory is read again. */
+static void test_held_listing_survives_a_reread(void **state)
+{
+	(void)state;
+	struct dirlist_cache *c = dirlist_cache_new();
+	struct dirlist old, now;
+	assert_int_equal(read_at(c, "a", &old, NULL), 0);
+	mk("a/f2", false);
+	assert_int_equal(read_at(c, "a", &now, NULL), 0);
+	assert_true(has(&now, "f2"));
+	assert_false(has(&old, "f2"));
+	assert_true(has(&old, "f1"));
+	dirlist_cache_free(c);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_lists_without_dots),
+	    cmocka_unit_test(test_settled_unchanged_is_reused),
+	    cmocka_unit_test(test_changes_are_read_again),
+	    cmocka_unit_test(test_recent_is_not_reused),
+	    cmocka_unit_test(test_held_listing_survives_a_reread),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
