@@ -35,6 +35,7 @@ struct kept {
 	ino_t ino;
 	struct timespec ctime;
 	bool reusable;
+	bool touched; /* read or reused since the cache was made or loaded */
 	void *block;
 	struct dirlist list;
 };
@@ -54,6 +55,7 @@ struct dirlist_cache {
 	struct fs_seen fs[8];
 	size_t n_fs;
 	size_t reused, read;
+	bool changed; /* differs from what was loaded */
 };
 
 struct dirlist_cache *dirlist_cache_new(void)
@@ -273,6 +275,7 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
 	struct kept *k = c ? find(c, st.st_dev, st.st_ino) : NULL;
 	if (k && k->reusable && same_time(&k->ctime, &st.st_ctim)) {
 		c->reused++;
+		k->touched = true;
 		*out = k->list;
 		if (reused)
 			*reused = true;
@@ -288,6 +291,7 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
 		return 0;
 	}
 	c->read++;
+	bool was_reusable = k && k->reusable;
 	if (k ? retire(c, k) < 0 : !(k = add(c, st.st_dev, st.st_ino))) {
 		free(block);
 		return -ENOMEM;
@@ -297,8 +301,201 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
 	    fs_trusted(c, fd, st.st_dev) && st.st_ctim.tv_sec < now.tv_sec - DIRLIST_SETTLED_S;
 	k->block = block;
 	k->list = l;
+	k->touched = true;
+	/* What a save would write differs (a listing left unsettled is not). */
+	c->changed |= k->reusable || was_reusable;
 	*out = l;
 	return 0;
+}
+
+/* The file: a header, then per directory its device, inode, ctime, number
+ * of entries and of bytes of names, its entries' types, and their names,
+ * each ended by a NUL. */
+#define FILE_MAGIC "asb-dirlist 1\n"
+#define FILE_MAX   (32u << 20)
+
+struct file_head {
+	char magic[16];
+	char boot[40]; /* this boot's id: device numbers do not outlive it */
+	uint32_t uid;
+	uint32_t n;
+};
+
+struct file_rec {
+	uint64_t dev, ino;
+	int64_t sec, nsec;
+	uint32_t n, names_len;
+};
+
+static void boot_id(char out[40])
+{
+	memset(out, 0, 40);
+#ifdef __linux__
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		ssize_t r = read(fd, out, 39);
+		(void)r;
+		close(fd);
+	}
+#endif
+}
+
+static int load_records(struct dirlist_cache *c, const char *buf, size_t len)
+{
+	struct file_head h;
+	if (len < sizeof(h))
+		return -EINVAL;
+	memcpy(&h, buf, sizeof(h));
+	char boot[40];
+	boot_id(boot);
+	if (memcmp(h.magic, FILE_MAGIC, sizeof(FILE_MAGIC) - 1) != 0 || !boot[0] ||
+	    memcmp(h.boot, boot, sizeof(boot)) != 0 || h.uid != (uint32_t)geteuid())
+		return -EINVAL;
+	size_t at = sizeof(h);
+	for (uint32_t i = 0; i < h.n; i++) {
+		struct file_rec r;
+		if (len - at < sizeof(r))
+			return -EINVAL;
+		memcpy(&r, buf + at, sizeof(r));
+		at += sizeof(r);
+		if (r.n > len || r.names_len > len || len - at < (size_t)r.n + r.names_len)
+			return -EINVAL;
+		const char *types = buf + at, *names = types + r.n;
+		at += (size_t)r.n + r.names_len;
+		/* Exactly n names, each ended. */
+		size_t ends = 0;
+		for (uint32_t k = 0; k < r.names_len; k++)
+			ends += names[k] == '\0';
+		if (ends != r.n || (r.names_len && names[r.names_len - 1] != '\0'))
+			return -EINVAL;
+		size_t size = r.n * sizeof(unsigned) + r.n + r.names_len;
+		char *block = malloc(size ? size : 1);
+		if (!block)
+			return -ENOMEM;
+		unsigned *name_at = (unsigned *)(void *)block;
+		for (uint32_t k = 0, off = 0; k < r.n; k++) {
+			name_at[k] = off;
+			off += (uint32_t)strlen(names + off) + 1;
+		}
+		memcpy(block + r.n * sizeof(unsigned), types, r.n);
+		memcpy(block + r.n * sizeof(unsigned) + r.n, names, r.names_len);
+		struct kept *k = find(c, (dev_t)r.dev, (ino_t)r.ino);
+		if (k || !(k = add(c, (dev_t)r.dev, (ino_t)r.ino))) {
+			free(block);
+			if (k)
+				continue; /* twice: the first counts */
+			return -ENOMEM;
+		}
+		k->ctime = (struct timespec){.tv_sec = (time_t)r.sec, .tv_nsec = (long)r.nsec};
+		k->reusable = true; /* only those were saved */
+		k->block = block;
+		k->list = (struct dirlist){r.n, name_at,
+		                           (const unsigned char *)block + r.n * sizeof(unsigned),
+		                           block + r.n * sizeof(unsigned) + r.n};
+	}
+	return at == len ? 0 : -EINVAL;
+}
+
+struct dirlist_cache *dirlist_cache_load(const char *file)
+{
+	struct dirlist_cache *c = dirlist_cache_new();
+	if (!c || !file)
+		return c;
+	_cleanup_close_ int fd = open(file, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	/* Only this user's, writable by nobody else: it decides what a scan
+	 * sees without looking. */
+	if (fd < 0 || fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 022) || st.st_size > FILE_MAX)
+		return c;
+	size_t len = (size_t)st.st_size;
+	char *buf = malloc(len ? len : 1);
+	if (!buf)
+		return c;
+	size_t got = 0;
+	while (got < len) {
+		ssize_t r = read(fd, buf + got, len - got);
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	if (got != len || load_records(c, buf, len) < 0) {
+		/* Damaged: nothing of it is used. */
+		dirlist_cache_free(c);
+		c = dirlist_cache_new();
+	}
+	free(buf);
+	return c;
+}
+
+int dirlist_cache_save(struct dirlist_cache *c, const char *file)
+{
+	if (!c || !file)
+		return -EINVAL;
+	size_t n = 0, size = sizeof(struct file_head);
+	bool dropped = false;
+	for (size_t i = 0; i < c->n; i++) {
+		const struct kept *k = &c->kept[i];
+		if (!k->reusable || !k->touched || !k->block) {
+			dropped |= k->reusable && !k->touched;
+			continue;
+		}
+		size_t names_len = 0;
+		if (k->list.n)
+			names_len = (size_t)k->list.name_at[k->list.n - 1] +
+			            strlen(dirlist_name(&k->list, k->list.n - 1)) + 1;
+		size += sizeof(struct file_rec) + k->list.n + names_len;
+		n++;
+	}
+	if (!c->changed && !dropped)
+		return 0;
+	if (size > FILE_MAX)
+		return -E2BIG;
+	char *buf = malloc(size);
+	if (!buf)
+		return -ENOMEM;
+	struct file_head h = {.uid = (uint32_t)geteuid(), .n = (uint32_t)n};
+	memcpy(h.magic, FILE_MAGIC, sizeof(FILE_MAGIC) - 1);
+	boot_id(h.boot);
+	memcpy(buf, &h, sizeof(h));
+	size_t at = sizeof(h);
+	for (size_t i = 0; i < c->n; i++) {
+		const struct kept *k = &c->kept[i];
+		if (!k->reusable || !k->touched || !k->block)
+			continue;
+		size_t names_len = 0;
+		if (k->list.n)
+			names_len = (size_t)k->list.name_at[k->list.n - 1] +
+			            strlen(dirlist_name(&k->list, k->list.n - 1)) + 1;
+		struct file_rec r = {(uint64_t)k->dev,         (uint64_t)k->ino,
+		                     (int64_t)k->ctime.tv_sec, (int64_t)k->ctime.tv_nsec,
+		                     (uint32_t)k->list.n,      (uint32_t)names_len};
+		memcpy(buf + at, &r, sizeof(r));
+		at += sizeof(r);
+		memcpy(buf + at, k->list.types, k->list.n);
+		at += k->list.n;
+		memcpy(buf + at, k->list.names, names_len);
+		at += names_len;
+	}
+	_cleanup_free_ char *tmp = str_printf("%s.%d.tmp", file, (int)getpid());
+	int r = tmp ? 0 : -ENOMEM;
+	int fd =
+	    r == 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
+	if (r == 0 && fd < 0)
+		r = -errno;
+	if (fd >= 0) {
+		r = write_all(fd, buf, at);
+		if (close(fd) < 0 && r == 0)
+			r = -errno;
+		if (r == 0 && rename(tmp, file) < 0)
+			r = -errno;
+		if (r < 0)
+			unlink(tmp);
+	}
+	free(buf);
+	if (r == 0)
+		c->changed = false;
+	return r;
 }
 
 void dirlist_release(struct dirlist_cache *c, struct dirlist *l)

@@ -50,6 +50,16 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
 /* Frees what dirlist_read read without a cache; nothing otherwise. */
 void dirlist_release(struct dirlist_cache *c, struct dirlist *l);
 
+/* Across launches: the listings an earlier launch saved to `file`, each
+ * checked against its directory again when read, as one read this launch
+ * is. A missing file, or one that is not this user's alone, of another boot
+ * or damaged, gives an empty cache. */
+struct dirlist_cache *dirlist_cache_load(const char *file);
+/* Save the listings that may be reused, of the directories read or reused
+ * since the cache was made (written beside `file`, renamed over it);
+ * nothing when that is what the file holds already. 0 or -errno. */
+int dirlist_cache_save(struct dirlist_cache *c, const char *file);
+
 /* How many listings were reused and read (for the logs). */
 void dirlist_counts(const struct dirlist_cache *c, size_t *reused, size_t *read);
 

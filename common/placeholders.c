@@ -169,10 +169,7 @@ void placeholders_cleanup(struct placeholders *p, placeholders_log_fn log, void 
 
 char *placeholders_journal_dir(const char *session_dir, const char *plugin)
 {
-	const char *slash = session_dir ? strrchr(session_dir, '/') : NULL;
-	if (!slash)
-		return NULL;
-	return str_printf("%.*s/.%s-placeholders", (int)(slash - session_dir), session_dir, plugin);
+	return state_sibling(session_dir, plugin, "placeholders");
 }
 
 /* The journal's lines, "d PATH" or "f PATH", in the order recorded. */

@@ -77,10 +77,7 @@ static bool same_obj(int dfd, const char *name, const struct stat *st)
 
 char *spares_dir(const char *session_dir, const char *plugin)
 {
-	const char *slash = session_dir ? strrchr(session_dir, '/') : NULL;
-	if (!slash)
-		return NULL;
-	return str_printf("%.*s/.%s-spare", (int)(slash - session_dir), session_dir, plugin);
+	return state_sibling(session_dir, plugin, "spare");
 }
 
 void spares_open(struct spares *s, const char *dir, const char *id)

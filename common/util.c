@@ -369,3 +369,11 @@ int fds_close_except(int lowfd, const int *keep, size_t n_keep)
 		(void)close(found[i]);
 	return more ? fds_close_except(lowfd, keep, n_keep) : 0;
 }
+
+char *state_sibling(const char *session_dir, const char *plugin, const char *kind)
+{
+	const char *slash = session_dir ? strrchr(session_dir, '/') : NULL;
+	if (!slash)
+		return NULL;
+	return str_printf("%.*s/.%s-%s", (int)(slash - session_dir), session_dir, plugin, kind);
+}

@@ -84,6 +84,11 @@ bool path_is_within(const char *path, const char *dir);
 size_t path_depth(const char *path);
 
 /* Write all of buf to fd, retrying on EINTR/short writes. */
+/* "<the directory holding session_dir>/.PLUGIN-KIND": where a plugin keeps
+ * what outlives a session, beside the sessions (malloc'd; NULL without
+ * memory or a parent). */
+char *state_sibling(const char *session_dir, const char *plugin, const char *kind);
+
 int write_all(int fd, const void *buf, size_t len);
 /* Read a whole (small) file into a NUL-terminated buffer. */
 int read_file(const char *path, char **out, size_t *len_out);

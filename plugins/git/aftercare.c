@@ -49,7 +49,7 @@ void audit_after_exit(const struct asb_host *host, struct asb_ctx *ctx,
 	}
 	dirlist_counts(opt->dirs, &kept, &read);
 	host->log(ctx, ASB_LOG_INFO,
-	          "post-exit audit of %s: %zu directories read, %zu unchanged since the scan",
+	          "post-exit audit of %s: %zu directories read, %zu unchanged since last read",
 	          opt->workspace, read - read0, kept - kept0);
 	for (size_t i = 0; i < before->n_gitdirs; i++) {
 		const struct rs_gitdir *g = &before->gitdirs[i];

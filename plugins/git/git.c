@@ -36,7 +36,8 @@ struct git_state {
 	struct rs_result scan;
 	struct placeholders placeholders;
 	struct spares spares;       /* mount points kept between sessions (spares.h) */
-	struct dirlist_cache *dirs; /* the scan's listings, for the audit (dirlist.h) */
+	struct dirlist_cache *dirs; /* listings kept across scans and launches (dirlist.h) */
+	char *dirs_file;            /* where they are kept between launches */
 };
 
 static void state_reset(struct git_state *g)
@@ -50,6 +51,7 @@ static void state_reset(struct git_state *g)
 	free(g->workspace);
 	free(g->home);
 	dirlist_cache_free(g->dirs);
+	free(g->dirs_file);
 	*g = (struct git_state){0};
 }
 
@@ -159,12 +161,16 @@ static int ensure_scanned(const struct asb_host *host, struct asb_ctx *ctx, stru
 	g->home = home ? strdup(home) : NULL;
 	if (!g->workspace || (home && !g->home))
 		return g->scanned = -ENOMEM;
-	/* A launch keeps the listings for its audit; without memory for them,
-	 * the audit reads every directory again. */
+	/* A launch reuses the listings an earlier one kept, and keeps them for
+	 * its audit and the next launch; without memory for them, each scan
+	 * reads every directory. */
 	int64_t dry_run = 0;
 	(void)host->policy_int(ctx, "dry_run", &dry_run);
-	if (!dry_run && !g->dirs)
-		g->dirs = dirlist_cache_new();
+	if (!dry_run && !g->dirs) {
+		g->dirs_file =
+		    state_sibling(host->policy_string(ctx, "session_dir"), "git", "dirs");
+		g->dirs = dirlist_cache_load(g->dirs_file);
+	}
 	g->opt = (struct rs_options){
 	    .workspace = g->workspace,
 	    .home = g->home,
@@ -209,8 +215,12 @@ static void log_scan(const struct asb_host *host, struct asb_ctx *ctx, const str
 			          "exposed; its pointer file is read-only",
 			          rs_kind_name(r->kind), r->worktree, r->gitdir);
 	}
-	host->log(ctx, ASB_LOG_INFO, "scanned %u directories, %zu repositories, %zu git dirs",
-	          s->dirs_scanned, s->n_repos, s->n_gitdirs);
+	size_t kept, read;
+	dirlist_counts(g->dirs, &kept, &read);
+	host->log(ctx, ASB_LOG_INFO,
+	          "scanned %u directories (%zu listings read, %zu unchanged since an earlier "
+	          "launch), %zu repositories, %zu git dirs",
+	          s->dirs_scanned, read, kept, s->n_repos, s->n_gitdirs);
 	if (s->limits_hit)
 		host->log(ctx, ASB_LOG_WARN,
 		          "repository scan stopped at its limits (%s%s%s max_repos=%u "
@@ -408,6 +418,10 @@ static void git_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void
 		                     &(struct placeholders_to_host){host, ctx});
 		if (!dry_run && status >= 0) /* the agent ran */
 			audit_after_exit(host, ctx, &g->opt, &g->scan, g->quarantine);
+		int r = g->dirs_file ? dirlist_cache_save(g->dirs, g->dirs_file) : 0;
+		if (r < 0)
+			host->log(ctx, ASB_LOG_INFO, "cannot keep the directory listings in %s: %s",
+			          g->dirs_file, strerror(-r));
 	}
 	state_reset(g);
 }

@@ -43,7 +43,8 @@ struct pf_state {
 	struct placeholders placeholders;
 	struct spares spares;       /* mount points kept between sessions (spare.c) */
 	char *exclude;              /* the git exclude file extended for masked files, or NULL */
-	struct dirlist_cache *dirs; /* the scan's listings, for the audit (dirlist.h) */
+	struct dirlist_cache *dirs; /* listings kept across scans and launches (dirlist.h) */
+	char *dirs_file;            /* where they are kept between launches */
 	int dry_run;
 	bool files;     /* the backend places generated files anywhere (ASB_CAP_FILES) */
 	bool ephemeral; /* ... and empty writable directories (ASB_CAP_EPHEMERAL) */
@@ -61,6 +62,7 @@ static void state_reset(struct pf_state *g)
 	spares_close(&g->spares);
 	free(g->exclude);
 	dirlist_cache_free(g->dirs);
+	free(g->dirs_file);
 	*g = (struct pf_state){0};
 }
 
@@ -572,9 +574,13 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 		placeholders_reap(journals, placeholders_log_to_host,
 		                  &(struct placeholders_to_host){host, ctx});
 	int r = collect_roots(host, ctx, g);
-	/* Without memory for it, each scan reads every directory. */
-	if (!g->dry_run && !g->dirs)
-		g->dirs = dirlist_cache_new();
+	/* The listings an earlier launch kept, kept again for the audit and the
+	 * next launch; without memory for them, each scan reads every
+	 * directory. */
+	if (!g->dry_run && !g->dirs) {
+		g->dirs_file = state_sibling(host->policy_string(ctx, "session_dir"), NAME, "dirs");
+		g->dirs = dirlist_cache_load(g->dirs_file);
+	}
 	if (r < 0 || (r = scan_now(host, ctx, g, 0, &g->scan)) < 0)
 		return r;
 	g->scanned = 1;
@@ -594,8 +600,12 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 		          "%u directories bound over themselves so that protected project files "
 		          "cannot be renamed away with them",
 		          pins);
-	host->log(ctx, ASB_LOG_INFO, "scanned %u directories under %zu writable roots%s",
-	          g->scan.dirs_scanned, g->n_roots,
+	size_t kept, read;
+	dirlist_counts(g->dirs, &kept, &read);
+	host->log(ctx, ASB_LOG_INFO,
+	          "scanned %u directories under %zu writable roots (%zu listings read, %zu "
+	          "unchanged since an earlier launch)%s",
+	          g->scan.dirs_scanned, g->n_roots, read, kept,
 	          g->scan.limits_hit ? " (stopped at plugins.projectfiles.max_depth/max_dirs: "
 	                               "deeper project files are not protected)"
 	                             : "");
@@ -696,7 +706,7 @@ static void audit(const struct asb_host *host, struct asb_ctx *ctx, struct pf_st
 	dirlist_counts(g->dirs, &kept, &read);
 	host->log(ctx, ASB_LOG_INFO,
 	          "post-exit check of the project files: %zu directories read, %zu unchanged "
-	          "since the scan",
+	          "since last read",
 	          read - read0, kept - kept0);
 	const char *sid = host->policy_string(ctx, "session_id");
 	for (size_t i = 0; i < now.n; i++) {
@@ -747,6 +757,10 @@ static void pf_post_exit(const struct asb_host *host, struct asb_ctx *ctx, void 
 		                     &(struct placeholders_to_host){host, ctx});
 		if (!g->dry_run && status >= 0) /* the agent ran */
 			audit(host, ctx, g);
+		int r = g->dirs_file ? dirlist_cache_save(g->dirs, g->dirs_file) : 0;
+		if (r < 0)
+			host->log(ctx, ASB_LOG_INFO, "cannot keep the directory listings in %s: %s",
+			          g->dirs_file, strerror(-r));
 	}
 	state_reset(g);
 }

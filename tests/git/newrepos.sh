@@ -130,10 +130,28 @@ for r in a/b/deep a/b/c/deeper x/y/new/er/deepest; do
     ok $([ -n "$q" ] && [ -d "$q/hooks" ] && [ ! -e "$S/$r/.git/hooks" ]; echo $?) \
         "settled: $r's hooks and config quarantined"
 done
-reused=$(sed -n 's/.*post-exit audit of .*: [0-9]* directories read, \([0-9]*\) unchanged since the scan/\1/p' <<<"$log")
-ok $([ "${reused:-0}" -gt 0 ]; echo $?) "settled: the audit reused unchanged directories' listings (${reused:-none})"
+reused=$(sed -n 's/.*post-exit audit of .*: [0-9]* directories read, \([0-9]*\) unchanged since last read/\1/p' <<<"$log")
+if ctime_trusted "$S"; then
+    ok $([ "${reused:-0}" -gt 0 ]; echo $?) "settled: the audit reused unchanged directories' listings (${reused:-none})"
+else
+    skip "settled: $(stat -f -c %T "$S") is not a file system whose listings are reused"
+fi
 host_git_runs "$S/a/b/deep"
 ok $([ -z "$(ls "$TEST_TMP" | grep '^pwned')" ]; echo $?) "settled: the host's git runs nothing planted there"
+
+# The next launch reuses the listings this one kept, and still protects a
+# repository the host made meanwhile in a directory whose listing was kept.
+sleep 3
+mkrepo "$S/x/hostrepo"
+out=$(inside "$S" 'if printf "#!/bin/sh\ntouch '"$MARK"'.hook\n" > x/hostrepo/.git/hooks/pre-commit; then echo WROTE; else echo BLOCKED; fi' 2>/dev/null)
+ok $([ "$out" = BLOCKED ] && [ ! -e "$S/x/hostrepo/.git/hooks/pre-commit" ]; echo $?) \
+    "next launch: the hooks of a repository the host made in a kept directory are read-only inside ($out)"
+reused=$(sed -n 's/.*git: scanned .*listings read, \([0-9]*\) unchanged since an earlier launch.*/\1/p' <<<"$(last_log)")
+if ctime_trusted "$S"; then
+    ok $([ "${reused:-0}" -gt 0 ]; echo $?) "next launch: its scan reused listings kept by the one before (${reused:-none})"
+else
+    skip "next launch: $(stat -f -c %T "$S") is not a file system whose listings are reused"
+fi
 
 # Opting out: the repository keeps everything, and a warning says so.
 out=$(inside "$W" "$plant"'git init -q optout && plant optout' --no-git-quarantine 2>&1)

@@ -259,9 +259,29 @@ sleep 3
 ok $([ ! -e "$T/a/b/c/.vscode" ] && ls -d "$T/a/b/c/.vscode.agentsandbox-quarantine-"* >/dev/null 2>&1 &&
     [ ! -e "$T/x/y/new/.mcp.json" ] && ls "$T/x/y/new/.mcp.json.agentsandbox-quarantine-"* >/dev/null 2>&1; echo $?) \
     "settled tree: what was planted deep inside was moved aside"
-reused=$(sed -n 's/.*post-exit check of the project files: [0-9]* directories read, \([0-9]*\) unchanged since the scan/\1/p' \
+reused=$(sed -n 's/.*post-exit check of the project files: [0-9]* directories read, \([0-9]*\) unchanged since last read/\1/p' \
     "$(sessions | tail -n 1)launch.log")
-ok $([ "${reused:-0}" -gt 0 ]; echo $?) "settled tree: the check reused unchanged directories' listings (${reused:-none})"
+if ctime_trusted "$T"; then
+    ok $([ "${reused:-0}" -gt 0 ]; echo $?) "settled tree: the check reused unchanged directories' listings (${reused:-none})"
+else
+    skip "settled tree: $(stat -f -c %T "$T") is not a file system whose listings are reused"
+fi
+
+# The next launch reuses the listings this one kept (in the state root), and
+# still sees what the host put into a directory that was kept meanwhile.
+sleep 3
+mkdir "$T/a/b2/.vscode"
+echo '{}' >"$T/a/b2/.vscode/tasks.json"
+out=$(cd "$T" && asb -c "$TEST_TMP/pf.cfg" -- -c 'if echo x > a/b2/.vscode/tasks.json; then echo WROTE; else echo BLOCKED; fi' 2>/dev/null)
+ok $([ "$out" = BLOCKED ] && [ "$(cat "$T/a/b2/.vscode/tasks.json")" = '{}' ]; echo $?) \
+    "next launch: a project file the host made in a kept directory is read-only inside ($out)"
+reused=$(sed -n 's/.*projectfiles: scanned .*(\([0-9]*\) listings read, \([0-9]*\) unchanged since an earlier launch).*/\2/p' \
+    "$(sessions | tail -n 1)launch.log")
+if ctime_trusted "$T"; then
+    ok $([ "${reused:-0}" -gt 0 ]; echo $?) "next launch: its scan reused listings kept by the one before (${reused:-none})"
+else
+    skip "next launch: $(stat -f -c %T "$T") is not a file system whose listings are reused"
+fi
 
 # --- what cannot be protected is refused -------------------------------------------------
 ln -s "$TEST_TMP/elsewhere" sub/.envrc
