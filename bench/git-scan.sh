@@ -5,6 +5,11 @@
 # With a baseline build, its launches run in the same hyperfine run, side by
 # side. The network is off, so slirp4netns's start-up is not in the noise.
 # Prints hyperfine's table; --export-markdown goes to $OUT if set.
+# INTERLEAVE=ROUNDS (with a baseline): then also ROUNDS rounds of the four
+# launches, each round in a shuffled order (drifting load hits all alike),
+# each build its own state directory, in the workspace left to settle first
+# (as a project is: the scans keep listings of directories unchanged for
+# over 2 s); medians, and what the protection costs in each build.
 set -eu
 BUILD=${1:-${BUILD_ROOT:-$(cd "$(dirname "$0")/.." && pwd)/build}}
 BASE=${2:-}
@@ -56,3 +61,34 @@ set -- -n 'show-config, git protection off' "$(run --show-config --no-git-protec
     -n 'baseline: launch, git protection off' "$(base --no-git-protection)" \
     -n 'baseline: launch, git protection on' "$(base)"
 hyperfine -N --warmup 3 --min-runs 20 ${OUT:+--export-markdown "$OUT"} "$@"
+
+[ -n "${INTERLEAVE:-}" ] && [ -n "$BASE" ] || exit 0
+sleep 3
+python3 - "$INTERLEAVE" "$T" "$W" "$BUILD" "$BASE" <<'PY'
+import os, random, statistics, subprocess, sys, time
+rounds, t, ws, now, old = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
+cmds = {}
+for tag, b in (("NOW", now), ("OLD", old)):
+    env = dict(os.environ, XDG_STATE_HOME=os.path.join(t, "state-" + tag))
+    for prot, extra in (("off", ["--no-git-protection"]), ("on", [])):
+        cmds["%s %s" % (tag, prot)] = ([os.path.join(b, "agentsandbox"), "--plugin-dir",
+                                        os.path.join(b, "plugins"), "-c", os.path.join(t, "b.cfg"),
+                                        "--workspace", ws] + extra + ["--", "true"], env)
+times = {k: [] for k in cmds}
+for i in range(rounds + 3):  # three warm-up rounds
+    order = list(cmds)
+    random.shuffle(order)
+    for k in order:
+        t0 = time.perf_counter()
+        rc = subprocess.call(cmds[k][0], env=cmds[k][1], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        if rc != 0:
+            sys.exit("%s exited with %d" % (k, rc))
+        if i >= 3:
+            times[k].append((time.perf_counter() - t0) * 1000)
+med = {k: statistics.median(v) for k, v in times.items()}
+print("\ninterleaved, %d rounds (medians): protection off / on" % rounds)
+for tag in ("OLD", "NOW"):
+    print("  %s: %.1f / %.1f ms, protection +%.1f ms" % (tag, med[tag + " off"], med[tag + " on"],
+                                                        med[tag + " on"] - med[tag + " off"]))
+PY
