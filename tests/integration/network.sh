@@ -158,9 +158,10 @@ ok $([ $rc -eq 125 ] && grep -q "the filtering proxy closed its ready pipe witho
     [ ! -e ran.txt ] && [ $left = 1 ] && [ $secs -le 10 ]; echo $?) \
     "a proxy that closes its ready pipe and stays: said so within ${secs}s, and it is not left running ($rc: $err)"
 
-# The proxy starts early, while the launch is still planned: a launch that
-# fails after it (here: a published port in use) stops it, and leaves no
-# process, no session and no message of the proxy's.
+# The proxy starts early, while the launch is still planned (launch.log has
+# it before the plugins' plans), and a launch that fails after it (here: a
+# published port in use) stops it, and leaves no process, no session and no
+# message of the proxy's.
 busy_port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 python3 -c 'import socket, sys, time
 s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
@@ -168,7 +169,12 @@ s.bind(("0.0.0.0", int(sys.argv[1]))); s.listen(1); print("up", flush=True); tim
 busy=$!
 for _ in $(seq 50); do grep -q up "$TEST_TMP/busy.out" && break; sleep 0.1; done
 sed "s#^network: {#network: { published_ports = ( $busy_port );#" "$TEST_TMP/filtered.cfg" >"$TEST_TMP/busy.cfg"
-fake_proxy "echo \"\$@\" >$TEST_TMP/fake-started; exec -a asb-fake-proxy-$$ /bin/sleep 30"
+asb -c "$TEST_TMP/filtered.cfg" -- -c true >/dev/null 2>&1
+started=$(grep -n "started the filtering proxy" "$(sessions | tail -1)/launch.log" | cut -d: -f1 | head -1)
+planned=$(grep -n "projectfiles: scanned" "$(sessions | tail -1)/launch.log" | cut -d: -f1 | head -1)
+ok $([ -n "$started" ] && [ -n "$planned" ] && [ "$started" -lt "$planned" ]; echo $?) \
+    "the proxy starts before the plugins plan (launch.log lines $started and $planned)"
+fake_proxy "exec -a asb-fake-proxy-$$ /bin/sleep 30"
 before=$(sessions | wc -l)
 err=$("$TEST_TMP/fakeproxy/agentsandbox" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/busy.cfg" -- -c "touch ran.txt" 2>&1)
 rc=$?
@@ -177,7 +183,7 @@ for _ in $(seq 20); do
     pgrep -u "$(id -u)" -f "asb-fake-proxy-$$" >/dev/null || { left=1; break; }
     sleep 0.1
 done
-ok $([ $rc -eq 125 ] && grep -q "$busy_port" <<<"$err" && [ -s "$TEST_TMP/fake-started" ] &&
+ok $([ $rc -eq 125 ] && grep -q "$busy_port" <<<"$err" &&
     [ $left = 1 ] && [ ! -e ran.txt ] && [ "$(sessions | wc -l)" = "$before" ]; echo $?) \
     "a launch that fails after the proxy started (a stand-in): it is stopped, no session is left ($rc: $err)"
 err=$("$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/busy.cfg" -- -c "touch ran.txt" 2>&1)
