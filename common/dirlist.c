@@ -273,7 +273,9 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
 	struct kept *k = c ? find(c, st.st_dev, st.st_ino) : NULL;
-	if (k && k->reusable && same_time(&k->ctime, &st.st_ctim)) {
+	/* The file system asked again: a device number freed since (a tmpfs
+	 * unmounted) may now be another's, which says what ctime it likes. */
+	if (k && k->reusable && same_time(&k->ctime, &st.st_ctim) && fs_trusted(c, fd, st.st_dev)) {
 		c->reused++;
 		k->touched = true;
 		*out = k->list;

@@ -1,18 +1,21 @@
 /* SPDX-License-Identifier: MIT */
 /* Directory listings read once and reused while the directory is unchanged:
- * the scans before the sandbox read them, the audits after it reuse each one
- * whose directory did not change meanwhile (most of a large project).
+ * the scans before the sandbox read them, the audits after it and the next
+ * launch's scans (from a file beside the sessions) reuse each one whose
+ * directory did not change meanwhile (most of a large project).
  *
  * Why a listing can be trusted again: every change of a directory's entries
  * (one made, removed, renamed or linked) sets its ctime to the current time,
  * and no process can set a ctime back. A listing read when the directory had
  * ctime C is still its listing while it is the same directory (device and
- * inode) with ctime C. Two cases where that could fail are left out:
+ * inode) with ctime C. The cases where that could fail are left out:
  *  - ctime comes from a clock that advances in ticks, so a change in the
  *    same tick as the last one would leave C as it was: a listing is kept
  *    only when C is over DIRLIST_SETTLED_S seconds older than the read;
  *  - file systems whose ctime is not kept locally (NFS caches attributes,
- *    FUSE asks a daemon): only ext2/3/4, xfs, btrfs and tmpfs are trusted.
+ *    FUSE asks a daemon): only ext2/3/4, xfs, btrfs and tmpfs are trusted,
+ *    asked again at each reuse (a device number can pass to another file
+ *    system), and a saved file is of one boot only.
  * Everything else is read again each time. */
 #ifndef ASB_COMMON_DIRLIST_H
 #define ASB_COMMON_DIRLIST_H
