@@ -36,8 +36,9 @@ struct kept {
 	struct timespec ctime;
 	bool reusable;
 	bool touched; /* read or reused since the cache was made or loaded */
-	void *block;
+	void *block;  /* the listing's; NULL for a name known absent only */
 	struct dirlist list;
+	char *absent; /* without a listing: a name known not to be in it */
 };
 
 struct fs_seen {
@@ -67,8 +68,10 @@ void dirlist_cache_free(struct dirlist_cache *c)
 {
 	if (!c)
 		return;
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = 0; i < c->n; i++) {
 		free(c->kept[i].block);
+		free(c->kept[i].absent);
+	}
 	for (size_t i = 0; i < c->n_retired; i++)
 		free(c->retired[i]);
 	free(c->kept);
@@ -156,6 +159,8 @@ static int retire(struct dirlist_cache *c, struct kept *k)
 	}
 	c->retired[c->n_retired++] = k->block;
 	k->block = NULL;
+	free(k->absent);
+	k->absent = NULL;
 	return 0;
 }
 
@@ -275,7 +280,8 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
 	struct kept *k = c ? find(c, st.st_dev, st.st_ino) : NULL;
 	/* The file system asked again: a device number freed since (a tmpfs
 	 * unmounted) may now be another's, which says what ctime it likes. */
-	if (k && k->reusable && same_time(&k->ctime, &st.st_ctim) && fs_trusted(c, fd, st.st_dev)) {
+	if (k && k->block && k->reusable && same_time(&k->ctime, &st.st_ctim) &&
+	    fs_trusted(c, fd, st.st_dev)) {
 		c->reused++;
 		k->touched = true;
 		*out = k->list;
@@ -310,10 +316,53 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
 	return 0;
 }
 
+bool dirlist_known_absent(struct dirlist_cache *c, int fd, const struct stat *st, const char *name)
+{
+	struct kept *k = c ? find(c, st->st_dev, st->st_ino) : NULL;
+	if (!k || !k->reusable || !same_time(&k->ctime, &st->st_ctim) ||
+	    !fs_trusted(c, fd, st->st_dev))
+		return false;
+	if (k->absent) {
+		if (strcmp(k->absent, name) != 0)
+			return false;
+	} else {
+		for (size_t i = 0; i < k->list.n; i++)
+			if (strcmp(dirlist_name(&k->list, i), name) == 0)
+				return false;
+	}
+	k->touched = true;
+	return true;
+}
+
+void dirlist_note_absent(struct dirlist_cache *c, int fd, const struct stat *st, const char *name)
+{
+	struct timespec now;
+	if (!c || clock_gettime(CLOCK_REALTIME, &now) < 0 || !fs_trusted(c, fd, st->st_dev) ||
+	    st->st_ctim.tv_sec >= now.tv_sec - DIRLIST_SETTLED_S)
+		return;
+	struct kept *k = find(c, st->st_dev, st->st_ino);
+	if (k && k->block)
+		return; /* a listing says more */
+	char *copy = strdup(name);
+	if (!copy || (!k && !(k = add(c, st->st_dev, st->st_ino)))) {
+		free(copy);
+		return;
+	}
+	bool same = k->absent && k->reusable && same_time(&k->ctime, &st->st_ctim) &&
+	            strcmp(k->absent, name) == 0;
+	free(k->absent);
+	k->absent = copy;
+	k->ctime = st->st_ctim;
+	k->reusable = true;
+	k->touched = true;
+	c->changed |= !same;
+}
+
 /* The file: a header, then per directory its device, inode, ctime, number
  * of entries and of bytes of names, its entries' types, and their names,
  * each ended by a NUL. */
-#define FILE_MAGIC "asb-dirlist 1\n"
+#define FILE_MAGIC "asb-dirlist 2\n"
+#define REC_ABSENT 1u /* no listing: the one name is known absent */
 #define FILE_MAX   (32u << 20)
 
 struct file_head {
@@ -327,6 +376,7 @@ struct file_rec {
 	uint64_t dev, ino;
 	int64_t sec, nsec;
 	uint32_t n, names_len;
+	uint32_t flags, pad;
 };
 
 static void boot_id(char out[40])
@@ -360,10 +410,28 @@ static int load_records(struct dirlist_cache *c, const char *buf, size_t len)
 			return -EINVAL;
 		memcpy(&r, buf + at, sizeof(r));
 		at += sizeof(r);
-		if (r.n > len || r.names_len > len || len - at < (size_t)r.n + r.names_len)
+		if (r.n > len || r.names_len > len || len - at < (size_t)r.n + r.names_len ||
+		    (r.flags & ~REC_ABSENT) || ((r.flags & REC_ABSENT) && (r.n || r.names_len < 2)))
 			return -EINVAL;
 		const char *types = buf + at, *names = types + r.n;
 		at += (size_t)r.n + r.names_len;
+		if (r.flags & REC_ABSENT) {
+			if (memchr(names, '\0', r.names_len) != names + r.names_len - 1)
+				return -EINVAL;
+			struct kept *k = find(c, (dev_t)r.dev, (ino_t)r.ino);
+			if (k)
+				continue; /* twice: the first counts */
+			char *name = strdup(names);
+			if (!name || !(k = add(c, (dev_t)r.dev, (ino_t)r.ino))) {
+				free(name);
+				return -ENOMEM;
+			}
+			k->ctime =
+			    (struct timespec){.tv_sec = (time_t)r.sec, .tv_nsec = (long)r.nsec};
+			k->reusable = true;
+			k->absent = name;
+			continue;
+		}
 		/* Exactly n names, each ended. */
 		size_t ends = 0;
 		for (uint32_t k = 0; k < r.names_len; k++)
@@ -430,6 +498,22 @@ struct dirlist_cache *dirlist_cache_load(const char *file)
 	return c;
 }
 
+/* What a record of k holds after its head: types and names, or the name. */
+static size_t names_len_of(const struct kept *k)
+{
+	if (!k->block)
+		return strlen(k->absent) + 1;
+	if (!k->list.n)
+		return 0;
+	return (size_t)k->list.name_at[k->list.n - 1] +
+	       strlen(dirlist_name(&k->list, k->list.n - 1)) + 1;
+}
+
+static bool saved(const struct kept *k)
+{
+	return k->reusable && k->touched && (k->block || k->absent);
+}
+
 int dirlist_cache_save(struct dirlist_cache *c, const char *file)
 {
 	if (!c || !file)
@@ -438,15 +522,11 @@ int dirlist_cache_save(struct dirlist_cache *c, const char *file)
 	bool dropped = false;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct kept *k = &c->kept[i];
-		if (!k->reusable || !k->touched || !k->block) {
+		if (!saved(k)) {
 			dropped |= k->reusable && !k->touched;
 			continue;
 		}
-		size_t names_len = 0;
-		if (k->list.n)
-			names_len = (size_t)k->list.name_at[k->list.n - 1] +
-			            strlen(dirlist_name(&k->list, k->list.n - 1)) + 1;
-		size += sizeof(struct file_rec) + k->list.n + names_len;
+		size += sizeof(struct file_rec) + (k->block ? k->list.n : 0) + names_len_of(k);
 		n++;
 	}
 	if (!c->changed && !dropped)
@@ -463,20 +543,25 @@ int dirlist_cache_save(struct dirlist_cache *c, const char *file)
 	size_t at = sizeof(h);
 	for (size_t i = 0; i < c->n; i++) {
 		const struct kept *k = &c->kept[i];
-		if (!k->reusable || !k->touched || !k->block)
+		if (!saved(k))
 			continue;
-		size_t names_len = 0;
-		if (k->list.n)
-			names_len = (size_t)k->list.name_at[k->list.n - 1] +
-			            strlen(dirlist_name(&k->list, k->list.n - 1)) + 1;
-		struct file_rec r = {(uint64_t)k->dev,         (uint64_t)k->ino,
-		                     (int64_t)k->ctime.tv_sec, (int64_t)k->ctime.tv_nsec,
-		                     (uint32_t)k->list.n,      (uint32_t)names_len};
+		size_t names_len = names_len_of(k);
+		struct file_rec r = {.dev = (uint64_t)k->dev,
+		                     .ino = (uint64_t)k->ino,
+		                     .sec = (int64_t)k->ctime.tv_sec,
+		                     .nsec = (int64_t)k->ctime.tv_nsec,
+		                     .n = k->block ? (uint32_t)k->list.n : 0,
+		                     .names_len = (uint32_t)names_len,
+		                     .flags = k->block ? 0 : REC_ABSENT};
 		memcpy(buf + at, &r, sizeof(r));
 		at += sizeof(r);
-		memcpy(buf + at, k->list.types, k->list.n);
-		at += k->list.n;
-		memcpy(buf + at, k->list.names, names_len);
+		if (k->block) {
+			memcpy(buf + at, k->list.types, k->list.n);
+			at += k->list.n;
+			memcpy(buf + at, k->list.names, names_len);
+		} else {
+			memcpy(buf + at, k->absent, names_len);
+		}
 		at += names_len;
 	}
 	_cleanup_free_ char *tmp = str_printf("%s.%d.tmp", file, (int)getpid());

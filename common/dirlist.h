@@ -22,6 +22,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define DIRLIST_SETTLED_S 2
@@ -52,6 +53,15 @@ void dirlist_cache_free(struct dirlist_cache *c);
 int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reused);
 /* Frees what dirlist_read read without a cache; nothing otherwise. */
 void dirlist_release(struct dirlist_cache *c, struct dirlist *l);
+
+/* Whether `name` is known not to be in the directory `st` describes (a
+ * fresh stat of it; fd: any open on its file system): from its kept
+ * listing, or from a check recorded by dirlist_note_absent, while the
+ * directory is unchanged since. */
+bool dirlist_known_absent(struct dirlist_cache *c, int fd, const struct stat *st, const char *name);
+/* The caller stat'ed the directory (st), then found `name` absent from it:
+ * kept as a listing is (for one name; a listing of it says more). */
+void dirlist_note_absent(struct dirlist_cache *c, int fd, const struct stat *st, const char *name);
 
 /* Across launches: the listings an earlier launch saved to `file`, each
  * checked against its directory again when read, as one read this launch

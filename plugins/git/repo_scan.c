@@ -632,12 +632,18 @@ static bool plain_leaf(struct scan *s, int dfd, const struct stat *parent, const
 {
 	if (!nlink_exact(s, dfd, parent->st_dev))
 		return false;
-	struct stat st;
+	struct stat st, git;
 	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
 	    st.st_dev != parent->st_dev || st.st_nlink != 2)
 		return false;
+	/* Unchanged since a check found none (a .git made would change it). */
+	if (dirlist_known_absent(s->opt->dirs, dfd, &st, ".git"))
+		return true;
 	_cleanup_free_ char *dotgit = path_join(name, ".git");
-	return dotgit && fstatat(dfd, dotgit, &st, AT_SYMLINK_NOFOLLOW) < 0 && errno == ENOENT;
+	if (!dotgit || fstatat(dfd, dotgit, &git, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+		return false;
+	dirlist_note_absent(s->opt->dirs, dfd, &st, ".git");
+	return true;
 }
 
 /* Read one directory: note a .git or a bare git dir, queue subdirectories. */

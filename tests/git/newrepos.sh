@@ -120,7 +120,8 @@ mkdir -p "$S/a/b/c" "$S/a/b2" "$S/x/y"
 sleep 3
 out=$(inside "$S" "$plant"'git init -q a/b/deep && plant a/b/deep && git init -q a/b/c/deeper &&
   plant a/b/c/deeper && mkdir -p x/y/new/er && git init -q x/y/new/er/deepest &&
-  plant x/y/new/er/deepest && echo PLANTED settled' 2>"$TEST_TMP/stderr")
+  plant x/y/new/er/deepest && git init -q --bare ~/.agent-state/leaf.git &&
+  echo "gitdir: $HOME/.agent-state/leaf.git" > a/b2/.git && echo PLANTED settled' 2>"$TEST_TMP/stderr")
 ok $(grep -qx "PLANTED settled" <<<"$out"; echo $?) "settled: planted deep inside"
 log=$(last_log)
 # a/b was read before (it has a subdirectory), a/b/c and x/y were not
@@ -130,6 +131,10 @@ for r in a/b/deep a/b/c/deeper x/y/new/er/deepest; do
     ok $([ -n "$q" ] && [ -d "$q/hooks" ] && [ ! -e "$S/$r/.git/hooks" ]; echo $?) \
         "settled: $r's hooks and config quarantined"
 done
+# a/b2 is a leaf the scan only checked for a .git (two stats), and the check
+# was kept: a .git pointer made in it changes it, and is found.
+ok $([ ! -e "$S/a/b2/.git" ] && ls -A "$S/a/b2" | grep -q '^.git.agentsandbox-quarantine-'; echo $?) \
+    "settled: a .git pointer made in a leaf directory was moved aside"
 reused=$(sed -n 's/.*post-exit audit of .*: [0-9]* directories read, \([0-9]*\) unchanged since last read/\1/p' <<<"$log")
 if ctime_trusted "$S"; then
     ok $([ "${reused:-0}" -gt 0 ]; echo $?) "settled: the audit reused unchanged directories' listings (${reused:-none})"

@@ -97,6 +97,7 @@ static int setup(void **state)
 	mk("c", true);
 	mk("d", true);
 	mk("e", true);
+	mk("leaf", true);
 	mk("fresh-later", true);
 	sleep(DIRLIST_SETTLED_S + 1);
 	return 0;
@@ -301,6 +302,44 @@ static void test_untrusted_files_are_ignored(void **state)
 	assert_false(reused);
 }
 
+/* A name checked absent (a leaf git did not read): known while the
+ * directory is unchanged, also to the next launch; not once it changed, nor
+ * when the check was too close to its last change. */
+static void test_known_absent(void **state)
+{
+	(void)state;
+	NEEDS_REUSE();
+	char p[512], file[512];
+	path_of(p, sizeof(p), "leaf");
+	path_of(file, sizeof(file), "cache3");
+	struct stat st;
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	struct dirlist_cache *c = dirlist_cache_new();
+	assert_int_equal(stat(p, &st), 0);
+	assert_false(dirlist_known_absent(c, fd, &st, ".git"));
+	dirlist_note_absent(c, fd, &st, ".git");
+	assert_true(dirlist_known_absent(c, fd, &st, ".git"));
+	assert_false(dirlist_known_absent(c, fd, &st, "other"));
+	assert_int_equal(dirlist_cache_save(c, file), 0);
+	dirlist_cache_free(c);
+
+	c = dirlist_cache_load(file);
+	assert_true(dirlist_known_absent(c, fd, &st, ".git"));
+	mk("leaf/.git", false);
+	assert_int_equal(stat(p, &st), 0);
+	assert_false(dirlist_known_absent(c, fd, &st, ".git"));
+	/* Now recent: a check is not kept. */
+	char g[512];
+	path_of(g, sizeof(g), "leaf/.git");
+	assert_int_equal(unlink(g), 0);
+	assert_int_equal(stat(p, &st), 0);
+	dirlist_note_absent(c, fd, &st, ".git");
+	assert_false(dirlist_known_absent(c, fd, &st, ".git"));
+	dirlist_cache_free(c);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -310,6 +349,7 @@ int main(void)
 	    cmocka_unit_test(test_recent_is_not_reused),
 	    cmocka_unit_test(test_saved_and_loaded),
 	    cmocka_unit_test(test_untrusted_files_are_ignored),
+	    cmocka_unit_test(test_known_absent),
 	    cmocka_unit_test(test_held_listing_survives_a_reread),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
