@@ -247,10 +247,12 @@ static int read_block(int fd, void **blockp, struct dirlist *out)
 	closedir(d);
 	size_t size = n * sizeof(*at) + n + len;
 	char *block = r == 0 ? malloc(size ? size : 1) : NULL;
-	if (block) {
+	if (block && n) { /* an empty directory has no arrays to copy */
 		memcpy(block, at, n * sizeof(*at));
 		memcpy(block + n * sizeof(*at), types, n);
 		memcpy(block + n * sizeof(*at) + n, names, len);
+	}
+	if (block) {
 		*blockp = block;
 		*out = (struct dirlist){n, (const unsigned *)(void *)block,
 		                        (const unsigned char *)block + n * sizeof(*at),
