@@ -124,19 +124,28 @@ static int grow_slots(struct dirlist_cache *c)
 	return 0;
 }
 
+static int append(void *arrp, size_t *cap, size_t n, size_t more, size_t elem)
+{
+	void **arr = arrp;
+	if (n + more <= *cap)
+		return 0;
+	size_t nc = *cap ? *cap : 16;
+	while (nc < n + more)
+		nc *= 2;
+	void *p = realloc(*arr, nc * elem);
+	if (!p)
+		return -ENOMEM;
+	*arr = p;
+	*cap = nc;
+	return 0;
+}
+
 /* A new entry for the directory (the caller fills the rest). */
 static struct kept *add(struct dirlist_cache *c, dev_t dev, ino_t ino)
 {
-	if ((c->n + 1) * 2 > c->n_slots && grow_slots(c) < 0)
+	if (((c->n + 1) * 2 > c->n_slots && grow_slots(c) < 0) ||
+	    append(&c->kept, &c->cap, c->n, 1, sizeof(*c->kept)) < 0)
 		return NULL;
-	if (c->n == c->cap) {
-		size_t cap = c->cap ? c->cap * 2 : 64;
-		struct kept *k = realloc(c->kept, cap * sizeof(*k));
-		if (!k)
-			return NULL;
-		c->kept = k;
-		c->cap = cap;
-	}
 	struct kept *k = &c->kept[c->n];
 	*k = (struct kept){.dev = dev, .ino = ino};
 	size_t i = slot_of(dev, ino, c->n_slots);
@@ -149,14 +158,8 @@ static struct kept *add(struct dirlist_cache *c, dev_t dev, ino_t ino)
 /* The old listing stays valid for whoever holds it. */
 static int retire(struct dirlist_cache *c, struct kept *k)
 {
-	if (c->n_retired == c->cap_retired) {
-		size_t cap = c->cap_retired ? c->cap_retired * 2 : 8;
-		void **r = realloc(c->retired, cap * sizeof(*r));
-		if (!r)
-			return -ENOMEM;
-		c->retired = r;
-		c->cap_retired = cap;
-	}
+	if (append(&c->retired, &c->cap_retired, c->n_retired, 1, sizeof(*c->retired)) < 0)
+		return -ENOMEM;
 	c->retired[c->n_retired++] = k->block;
 	k->block = NULL;
 	free(k->absent);
@@ -190,22 +193,6 @@ static bool fs_trusted(struct dirlist_cache *c, int fd, dev_t dev)
 static bool same_time(const struct timespec *a, const struct timespec *b)
 {
 	return a->tv_sec == b->tv_sec && a->tv_nsec == b->tv_nsec;
-}
-
-static int append(void *arrp, size_t *cap, size_t n, size_t more, size_t elem)
-{
-	void **arr = arrp;
-	if (n + more <= *cap)
-		return 0;
-	size_t nc = *cap ? *cap : 16;
-	while (nc < n + more)
-		nc *= 2;
-	void *p = realloc(*arr, nc * elem);
-	if (!p)
-		return -ENOMEM;
-	*arr = p;
-	*cap = nc;
-	return 0;
 }
 
 /* Read the directory at fd into one block (a duplicate of fd reads, from

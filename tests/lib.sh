@@ -59,6 +59,25 @@ diag() { printf '%s\n' "$*" | sed 's/^/# /'; }
 # scans reuse while unchanged (common/dirlist.h)?
 ctime_trusted() { case $(stat -f -c %T "$1" 2>/dev/null) in ext2/ext3 | xfs | btrfs | tmpfs) return 0 ;; esac; return 1; }
 
+# ok_reused DIR COUNT DESC: COUNT listings were reused, where DIR's file
+# system is one they are reused on (else the check is skipped, saying why).
+ok_reused() {
+    if ctime_trusted "$1"; then
+        ok $([ "${2:-0}" -gt 0 ]; echo $?) "$3 (${2:-none})"
+    else
+        skip "$3: $(stat -f -c %T "$1") is not a file system whose listings are reused"
+    fi
+}
+
+# none_left PATTERN: no process of this user matches PATTERN within 2 s.
+none_left() {
+    for _ in $(seq 20); do
+        pgrep -u "$(id -u)" -f "$1" >/dev/null || return 0
+        sleep 0.1
+    done
+    return 1
+}
+
 # skip_all REASON: the whole file does not apply here.
 skip_all() {
     echo "1..0 # SKIP $*"

@@ -136,11 +136,7 @@ done
 ok $([ ! -e "$S/a/b2/.git" ] && ls -A "$S/a/b2" | grep -q '^.git.agentsandbox-quarantine-'; echo $?) \
     "settled: a .git pointer made in a leaf directory was moved aside"
 reused=$(sed -n 's/.*post-exit audit of .*: [0-9]* directories read, \([0-9]*\) unchanged since last read/\1/p' <<<"$log")
-if ctime_trusted "$S"; then
-    ok $([ "${reused:-0}" -gt 0 ]; echo $?) "settled: the audit reused unchanged directories' listings (${reused:-none})"
-else
-    skip "settled: $(stat -f -c %T "$S") is not a file system whose listings are reused"
-fi
+ok_reused "$S" "$reused" "settled: the audit reused unchanged directories' listings"
 host_git_runs "$S/a/b/deep"
 ok $([ -z "$(ls "$TEST_TMP" | grep '^pwned')" ]; echo $?) "settled: the host's git runs nothing planted there"
 
@@ -152,11 +148,7 @@ out=$(inside "$S" 'if printf "#!/bin/sh\ntouch '"$MARK"'.hook\n" > x/hostrepo/.g
 ok $([ "$out" = BLOCKED ] && [ ! -e "$S/x/hostrepo/.git/hooks/pre-commit" ]; echo $?) \
     "next launch: the hooks of a repository the host made in a kept directory are read-only inside ($out)"
 reused=$(sed -n 's/.*git: scanned .*listings read, \([0-9]*\) unchanged since an earlier launch.*/\1/p' <<<"$(last_log)")
-if ctime_trusted "$S"; then
-    ok $([ "${reused:-0}" -gt 0 ]; echo $?) "next launch: its scan reused listings kept by the one before (${reused:-none})"
-else
-    skip "next launch: $(stat -f -c %T "$S") is not a file system whose listings are reused"
-fi
+ok_reused "$S" "$reused" "next launch: its scan reused listings kept by the one before"
 
 # Opting out: the repository keeps everything, and a warning says so.
 out=$(inside "$W" "$plant"'git init -q optout && plant optout' --no-git-quarantine 2>&1)

@@ -116,10 +116,7 @@ ok $([ $rc -eq 125 ] && grep -q "the filtering proxy exited before it was ready"
     grep -q "no-such-hosts" <<<"$err"; echo $?) "a proxy that cannot start: exit 125, and the reason ($rc)"
 ok $([ ! -e ran.txt ]; echo $?) "a proxy that cannot start: the agent never ran"
 left=0
-for _ in $(seq 20); do
-    pgrep -u "$(id -u)" -f "agentsandbox-proxy --config $TEST_TMP/nohosts.cfg" >/dev/null || { left=1; break; }
-    sleep 0.1
-done
+none_left "agentsandbox-proxy --config $TEST_TMP/nohosts.cfg" && left=1
 ok $([ $left = 1 ]; echo $?) "a proxy that cannot start: no proxy process is left"
 rm -f ran.txt
 
@@ -150,10 +147,7 @@ err=$("$TEST_TMP/fakeproxy/agentsandbox" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TES
 rc=$?
 secs=$(($(date +%s) - start))
 left=0
-for _ in $(seq 20); do
-    pgrep -u "$(id -u)" -f "asb-fake-proxy-$$" >/dev/null || { left=1; break; }
-    sleep 0.1
-done
+none_left "asb-fake-proxy-$$" && left=1
 ok $([ $rc -eq 125 ] && grep -q "the filtering proxy closed its ready pipe without being ready" <<<"$err" &&
     [ ! -e ran.txt ] && [ $left = 1 ] && [ $secs -le 10 ]; echo $?) \
     "a proxy that closes its ready pipe and stays: said so within ${secs}s, and it is not left running ($rc: $err)"
@@ -179,20 +173,14 @@ before=$(sessions | wc -l)
 err=$("$TEST_TMP/fakeproxy/agentsandbox" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/busy.cfg" -- -c "touch ran.txt" 2>&1)
 rc=$?
 left=0
-for _ in $(seq 20); do
-    pgrep -u "$(id -u)" -f "asb-fake-proxy-$$" >/dev/null || { left=1; break; }
-    sleep 0.1
-done
+none_left "asb-fake-proxy-$$" && left=1
 ok $([ $rc -eq 125 ] && grep -q "$busy_port" <<<"$err" &&
     [ $left = 1 ] && [ ! -e ran.txt ] && [ "$(sessions | wc -l)" = "$before" ]; echo $?) \
     "a launch that fails after the proxy started (a stand-in): it is stopped, no session is left ($rc: $err)"
 err=$("$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/busy.cfg" -- -c "touch ran.txt" 2>&1)
 rc=$?
 left=0
-for _ in $(seq 20); do
-    pgrep -u "$(id -u)" -f "agentsandbox-proxy --config $TEST_TMP/busy.cfg" >/dev/null || { left=1; break; }
-    sleep 0.1
-done
+none_left "agentsandbox-proxy --config $TEST_TMP/busy.cfg" && left=1
 ok $([ $rc -eq 125 ] && grep -q "$busy_port" <<<"$err" && ! grep -q "agentsandbox-proxy" <<<"$err" &&
     [ $left = 1 ] && [ ! -e ran.txt ] && [ "$(sessions | wc -l)" = "$before" ]; echo $?) \
     "a launch that fails after the proxy started: it leaves quietly, no session is left ($rc: $err)"

@@ -261,11 +261,7 @@ ok $([ ! -e "$T/a/b/c/.vscode" ] && ls -d "$T/a/b/c/.vscode.agentsandbox-quarant
     "settled tree: what was planted deep inside was moved aside"
 reused=$(sed -n 's/.*post-exit check of the project files: [0-9]* directories read, \([0-9]*\) unchanged since last read/\1/p' \
     "$(sessions | tail -n 1)launch.log")
-if ctime_trusted "$T"; then
-    ok $([ "${reused:-0}" -gt 0 ]; echo $?) "settled tree: the check reused unchanged directories' listings (${reused:-none})"
-else
-    skip "settled tree: $(stat -f -c %T "$T") is not a file system whose listings are reused"
-fi
+ok_reused "$T" "$reused" "settled tree: the check reused unchanged directories' listings"
 
 # The next launch reuses the listings this one kept (in the state root), and
 # still sees what the host put into a directory that was kept meanwhile.
@@ -277,11 +273,7 @@ ok $([ "$out" = BLOCKED ] && [ "$(cat "$T/a/b2/.vscode/tasks.json")" = '{}' ]; e
     "next launch: a project file the host made in a kept directory is read-only inside ($out)"
 reused=$(sed -n 's/.*projectfiles: scanned .*(\([0-9]*\) listings read, \([0-9]*\) unchanged since an earlier launch).*/\2/p' \
     "$(sessions | tail -n 1)launch.log")
-if ctime_trusted "$T"; then
-    ok $([ "${reused:-0}" -gt 0 ]; echo $?) "next launch: its scan reused listings kept by the one before (${reused:-none})"
-else
-    skip "next launch: $(stat -f -c %T "$T") is not a file system whose listings are reused"
-fi
+ok_reused "$T" "$reused" "next launch: its scan reused listings kept by the one before"
 
 # --- what cannot be protected is refused -------------------------------------------------
 ln -s "$TEST_TMP/elsewhere" sub/.envrc
