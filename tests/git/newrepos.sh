@@ -118,7 +118,7 @@ mkrepo "$S"
 mkdir -p "$S/a/b/c" "$S/a/b2" "$S/x/y"
 : >"$S/a/b/c/file"
 sleep 3
-out=$(inside "$S" "$plant"'git init -q a/b/deep && plant a/b/deep && git init -q a/b/c/deeper &&
+out=$(inside "$S" "$plant"'git init -q a/b/deep && plant a/b/deep && touch -r a/b2 a/b && git init -q a/b/c/deeper &&
   plant a/b/c/deeper && mkdir -p x/y/new/er && git init -q x/y/new/er/deepest &&
   plant x/y/new/er/deepest && git init -q --bare ~/.agent-state/leaf.git &&
   echo "gitdir: $HOME/.agent-state/leaf.git" > a/b2/.git && echo PLANTED settled' 2>"$TEST_TMP/stderr")
