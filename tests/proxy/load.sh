@@ -2,4 +2,5 @@
 # Load test wrapper (TAP): 2,000 concurrent connections and slowloris clients.
 . "$SRC_ROOT/tests/lib.sh"
 command -v python3 >/dev/null || skip_all "python3 is not installed"
-exec python3 "$SRC_ROOT/tests/proxy/load.py" "$ASB_PROXY" "$TEST_TMP" "${PROXY_LOAD_CONNS:-2000}"
+# Not exec: the EXIT trap of tests/lib.sh then removes $TEST_TMP.
+python3 "$SRC_ROOT/tests/proxy/load.py" "$ASB_PROXY" "$TEST_TMP" "${PROXY_LOAD_CONNS:-2000}"
