@@ -22,21 +22,15 @@
 
 #include "util.h"
 
-/* One listing, in one block: the offsets, the types, then the names. */
-struct block {
-	size_t n;
-	unsigned *name_at;
-	unsigned char *types;
-	char *names;
-};
-
 struct kept {
 	dev_t dev;
 	ino_t ino;
 	struct timespec ctime;
 	bool reusable;
-	bool touched; /* read or reused since the cache was made or loaded */
-	void *block;  /* the listing's; NULL for a name known absent only */
+	bool touched;  /* read or reused since the cache was made or loaded */
+	uint32_t idle; /* saves since it was last touched */
+	void *block;   /* the listing's (offsets, types, names); NULL for a name
+	                * known absent only */
 	struct dirlist list;
 	char *absent; /* without a listing: a name known not to be in it */
 };
@@ -197,7 +191,7 @@ static bool same_time(const struct timespec *a, const struct timespec *b)
 
 /* Read the directory at fd into one block (a duplicate of fd reads, from
  * the start). */
-static int read_block(int fd, void **blockp, struct dirlist *out)
+static int read_block(int fd, void **blockp, size_t *sizep, struct dirlist *out)
 {
 	int dfd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	if (dfd < 0)
@@ -241,9 +235,10 @@ static int read_block(int fd, void **blockp, struct dirlist *out)
 	}
 	if (block) {
 		*blockp = block;
+		*sizep = size;
 		*out = (struct dirlist){n, (const unsigned *)(void *)block,
 		                        (const unsigned char *)block + n * sizeof(*at),
-		                        block + n * sizeof(*at) + n};
+		                        block + n * sizeof(*at) + n, NULL};
 	}
 	free(at);
 	free(types);
@@ -279,15 +274,23 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
 		return 0;
 	}
 	void *block = NULL;
+	size_t size = 0;
 	struct dirlist l;
-	int r = read_block(fd, &block, &l);
+	int r = read_block(fd, &block, &size, &l);
 	if (r < 0)
 		return r;
-	if (!c) {
+	if (c)
+		c->read++;
+	/* Not kept: none to keep it in, or too large to hold to the end. */
+	if (!c || size > DIRLIST_KEEP_MAX_BYTES) {
+		if (k && k->reusable) { /* what was kept of it is not its listing now */
+			k->reusable = false;
+			c->changed = true;
+		}
+		l.owned = block;
 		*out = l;
 		return 0;
 	}
-	c->read++;
 	bool was_reusable = k && k->reusable;
 	if (k ? retire(c, k) < 0 : !(k = add(c, st.st_dev, st.st_ino))) {
 		free(block);
@@ -350,7 +353,7 @@ void dirlist_note_absent(struct dirlist_cache *c, int fd, const struct stat *st,
 /* The file: a header, then per directory its device, inode, ctime, number
  * of entries and of bytes of names, its entries' types, and their names,
  * each ended by a NUL. */
-#define FILE_MAGIC "asb-dirlist 2\n"
+#define FILE_MAGIC "asb-dirlist 3\n"
 #define REC_ABSENT 1u /* no listing: the one name is known absent */
 #define FILE_MAX   (32u << 20)
 
@@ -365,7 +368,7 @@ struct file_rec {
 	uint64_t dev, ino;
 	int64_t sec, nsec;
 	uint32_t n, names_len;
-	uint32_t flags, pad;
+	uint32_t flags, idle;
 };
 
 static void boot_id(char out[40])
@@ -405,7 +408,8 @@ static int load_records(struct dirlist_cache *c, const char *buf, size_t len)
 		const char *types = buf + at, *names = types + r.n;
 		at += (size_t)r.n + r.names_len;
 		if (r.flags & REC_ABSENT) {
-			if (memchr(names, '\0', r.names_len) != names + r.names_len - 1)
+			if (memchr(names, '\0', r.names_len) != names + r.names_len - 1 ||
+			    strchr(names, '/'))
 				return -EINVAL;
 			struct kept *k = find(c, (dev_t)r.dev, (ino_t)r.ino);
 			if (k)
@@ -418,15 +422,23 @@ static int load_records(struct dirlist_cache *c, const char *buf, size_t len)
 			k->ctime =
 			    (struct timespec){.tv_sec = (time_t)r.sec, .tv_nsec = (long)r.nsec};
 			k->reusable = true;
+			k->idle = r.idle;
 			k->absent = name;
 			continue;
 		}
-		/* Exactly n names, each ended. */
+		/* Exactly n names, each ended, each one a readdir could give. */
 		size_t ends = 0;
 		for (uint32_t k = 0; k < r.names_len; k++)
 			ends += names[k] == '\0';
 		if (ends != r.n || (r.names_len && names[r.names_len - 1] != '\0'))
 			return -EINVAL;
+		for (uint32_t k = 0, off = 0; k < r.n; k++) {
+			const char *nm = names + off;
+			if (!nm[0] || strchr(nm, '/') || strcmp(nm, ".") == 0 ||
+			    strcmp(nm, "..") == 0)
+				return -EINVAL;
+			off += (uint32_t)strlen(nm) + 1;
+		}
 		size_t size = r.n * sizeof(unsigned) + r.n + r.names_len;
 		char *block = malloc(size ? size : 1);
 		if (!block)
@@ -447,10 +459,11 @@ static int load_records(struct dirlist_cache *c, const char *buf, size_t len)
 		}
 		k->ctime = (struct timespec){.tv_sec = (time_t)r.sec, .tv_nsec = (long)r.nsec};
 		k->reusable = true; /* only those were saved */
+		k->idle = r.idle;
 		k->block = block;
 		k->list = (struct dirlist){r.n, name_at,
 		                           (const unsigned char *)block + r.n * sizeof(unsigned),
-		                           block + r.n * sizeof(unsigned) + r.n};
+		                           block + r.n * sizeof(unsigned) + r.n, NULL};
 	}
 	return at == len ? 0 : -EINVAL;
 }
@@ -498,28 +511,29 @@ static size_t names_len_of(const struct kept *k)
 	       strlen(dirlist_name(&k->list, k->list.n - 1)) + 1;
 }
 
+/* Touched now, or kept for another workspace and not idle too long. */
 static bool saved(const struct kept *k)
 {
-	return k->reusable && k->touched && (k->block || k->absent);
+	return k->reusable && (k->block || k->absent) &&
+	       (k->touched || k->idle + 1 < DIRLIST_IDLE_MAX);
 }
 
 int dirlist_cache_save(struct dirlist_cache *c, const char *file)
 {
 	if (!c || !file)
 		return -EINVAL;
+	/* Only when something new may be reused, or something kept may not:
+	 * the others' idle counts move with the saves, not with every launch. */
+	if (!c->changed)
+		return 0;
 	size_t n = 0, size = sizeof(struct file_head);
-	bool dropped = false;
 	for (size_t i = 0; i < c->n; i++) {
 		const struct kept *k = &c->kept[i];
-		if (!saved(k)) {
-			dropped |= k->reusable && !k->touched;
+		if (!saved(k))
 			continue;
-		}
 		size += sizeof(struct file_rec) + (k->block ? k->list.n : 0) + names_len_of(k);
 		n++;
 	}
-	if (!c->changed && !dropped)
-		return 0;
 	if (size > FILE_MAX)
 		return -E2BIG;
 	char *buf = malloc(size);
@@ -541,7 +555,8 @@ int dirlist_cache_save(struct dirlist_cache *c, const char *file)
 		                     .nsec = (int64_t)k->ctime.tv_nsec,
 		                     .n = k->block ? (uint32_t)k->list.n : 0,
 		                     .names_len = (uint32_t)names_len,
-		                     .flags = k->block ? 0 : REC_ABSENT};
+		                     .flags = k->block ? 0 : REC_ABSENT,
+		                     .idle = k->touched ? 0 : k->idle + 1};
 		memcpy(buf + at, &r, sizeof(r));
 		at += sizeof(r);
 		if (k->block) {
@@ -574,9 +589,8 @@ int dirlist_cache_save(struct dirlist_cache *c, const char *file)
 	return r;
 }
 
-void dirlist_release(struct dirlist_cache *c, struct dirlist *l)
+void dirlist_release(struct dirlist *l)
 {
-	if (!c)
-		free((void *)l->name_at);
+	free(l->owned);
 	*l = (struct dirlist){0};
 }

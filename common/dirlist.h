@@ -26,6 +26,11 @@
 #include <sys/types.h>
 
 #define DIRLIST_SETTLED_S 2
+/* A larger listing is not kept (a directory of a million files would hold
+ * its names in memory to the end): it is read each time. */
+#define DIRLIST_KEEP_MAX_BYTES (256u << 10)
+/* A listing kept for another workspace survives this many saves unused. */
+#define DIRLIST_IDLE_MAX 64
 
 /* One directory's entries, without "." and "..", in readdir's order. */
 struct dirlist {
@@ -33,6 +38,7 @@ struct dirlist {
 	const unsigned *name_at;    /* each name's offset in names */
 	const unsigned char *types; /* readdir's d_type (DT_UNKNOWN where not given) */
 	const char *names;
+	void *owned; /* not kept: dirlist_release frees it */
 };
 
 static inline const char *dirlist_name(const struct dirlist *l, size_t i)
@@ -47,12 +53,13 @@ void dirlist_cache_free(struct dirlist_cache *c);
 
 /* The entries of the directory open at `fd`: the kept listing of that
  * directory (its device and inode) when it is still valid, else read now,
- * and kept when it may be reused. With c NULL, read now. *out stays valid
- * until the cache is freed (or, with c NULL, until dirlist_release).
- * reused (may be NULL): whether it was kept. 0, or -errno. */
+ * and kept when it may be reused (and is not over DIRLIST_KEEP_MAX_BYTES).
+ * With c NULL, read now. *out stays valid until dirlist_release, or a kept
+ * one until the cache is freed. reused (may be NULL): whether it was kept.
+ * 0, or -errno. */
 int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reused);
-/* Frees what dirlist_read read without a cache; nothing otherwise. */
-void dirlist_release(struct dirlist_cache *c, struct dirlist *l);
+/* Frees a listing that was not kept; nothing otherwise. */
+void dirlist_release(struct dirlist *l);
 
 /* Whether `name` is known not to be in the directory `st` describes (a
  * fresh stat of it; fd: any open on its file system): from its kept
@@ -68,9 +75,10 @@ void dirlist_note_absent(struct dirlist_cache *c, int fd, const struct stat *st,
  * is. A missing file, or one that is not this user's alone, of another boot
  * or damaged, gives an empty cache. */
 struct dirlist_cache *dirlist_cache_load(const char *file);
-/* Save the listings that may be reused, of the directories read or reused
- * since the cache was made (written beside `file`, renamed over it);
- * nothing when that is what the file holds already. 0 or -errno. */
+/* Save the listings that may be reused (written beside `file`, renamed
+ * over it): those read or reused since the cache was made, and those of
+ * other workspaces unused for fewer than DIRLIST_IDLE_MAX saves; nothing
+ * when no listing was read or became unusable. 0 or -errno. */
 int dirlist_cache_save(struct dirlist_cache *c, const char *file);
 
 /* How many listings were reused and read (for the logs). */

@@ -721,7 +721,7 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 	}
 out:
 	queue_free(&subs);
-	dirlist_release(s->opt->dirs, &l);
+	dirlist_release(&l);
 	return ret;
 }
 

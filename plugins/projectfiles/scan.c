@@ -269,7 +269,7 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 		}
 		(*q)[(*qn)++] = (struct qitem){rel, it->depth + 1};
 	}
-	dirlist_release(w->o->dirs, &l);
+	dirlist_release(&l);
 	/* Each entry whose name is here; at the workspace root every entry
 	 * (a missing one is masked). */
 	for (const struct pf_entry *e = w->o->list; e->path && ret >= 0; e++) {

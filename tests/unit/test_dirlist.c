@@ -98,6 +98,17 @@ static int setup(void **state)
 	mk("d", true);
 	mk("e", true);
 	mk("leaf", true);
+	mk("leaf2", true);
+	mk("big", true);
+	/* Over DIRLIST_KEEP_MAX_BYTES of names. */
+	char name[512];
+	memset(name, 'n', 240);
+	for (int i = 0; i < 1200; i++) {
+		snprintf(name + 240, sizeof(name) - 240, "%04d", i);
+		char rel[600];
+		snprintf(rel, sizeof(rel), "big/%s", name);
+		mk(rel, false);
+	}
 	mk("fresh-later", true);
 	sleep(DIRLIST_SETTLED_S + 1);
 	return 0;
@@ -117,7 +128,7 @@ static void test_lists_without_dots(void **state)
 	assert_int_equal(l.n, 2);
 	assert_true(has(&l, "f1") && has(&l, "sub"));
 	assert_false(has(&l, ".") || has(&l, ".."));
-	dirlist_release(NULL, &l);
+	dirlist_release(&l);
 }
 
 static void test_settled_unchanged_is_reused(void **state)
@@ -340,6 +351,65 @@ static void test_known_absent(void **state)
 	close(fd);
 }
 
+/* A directory of many long names is read each time, never held. */
+static void test_large_is_not_kept(void **state)
+{
+	(void)state;
+	NEEDS_REUSE();
+	struct dirlist_cache *c = dirlist_cache_new();
+	struct dirlist l;
+	bool reused = true;
+	for (int i = 0; i < 2; i++) {
+		assert_int_equal(read_at(c, "big", &l, &reused), 0);
+		assert_false(reused);
+		assert_int_equal(l.n, 1200);
+		assert_non_null(l.owned);
+		dirlist_release(&l);
+	}
+	dirlist_cache_free(c);
+}
+
+/* What one workspace kept survives a launch in another, until it has gone
+ * unused for DIRLIST_IDLE_MAX saves. */
+static void test_other_workspace_survives_then_ages(void **state)
+{
+	(void)state;
+	NEEDS_REUSE();
+	char file[512], leaf[512];
+	path_of(file, sizeof(file), "cache4");
+	path_of(leaf, sizeof(leaf), "leaf2");
+	struct dirlist l;
+	bool reused;
+	struct dirlist_cache *c = dirlist_cache_new();
+	assert_int_equal(read_at(c, "a", &l, &reused), 0);
+	assert_int_equal(dirlist_cache_save(c, file), 0);
+	dirlist_cache_free(c);
+	struct stat st;
+	assert_int_equal(stat(leaf, &st), 0);
+	int fd = open(base, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(fd >= 0);
+	for (int i = 0; i < DIRLIST_IDLE_MAX + 1; i++) {
+		c = dirlist_cache_load(file);
+		if (i == 1) { /* after one save without it: still there */
+			assert_int_equal(read_at(c, "a", &l, &reused), 0);
+			assert_true(reused);
+			dirlist_cache_free(c);
+			continue;
+		}
+		/* Something new each time, so that each launch saves. */
+		char absent[16];
+		snprintf(absent, sizeof(absent), "n%d", i);
+		dirlist_note_absent(c, fd, &st, absent);
+		assert_int_equal(dirlist_cache_save(c, file), 0);
+		dirlist_cache_free(c);
+	}
+	c = dirlist_cache_load(file);
+	assert_int_equal(read_at(c, "a", &l, &reused), 0);
+	assert_false(reused);
+	dirlist_cache_free(c);
+	close(fd);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -350,6 +420,8 @@ int main(void)
 	    cmocka_unit_test(test_saved_and_loaded),
 	    cmocka_unit_test(test_untrusted_files_are_ignored),
 	    cmocka_unit_test(test_known_absent),
+	    cmocka_unit_test(test_large_is_not_kept),
+	    cmocka_unit_test(test_other_workspace_survives_then_ages),
 	    cmocka_unit_test(test_held_listing_survives_a_reread),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
