@@ -568,21 +568,7 @@ int dirlist_cache_save(struct dirlist_cache *c, const char *file)
 		}
 		at += names_len;
 	}
-	_cleanup_free_ char *tmp = str_printf("%s.%d.tmp", file, (int)getpid());
-	int r = tmp ? 0 : -ENOMEM;
-	int fd =
-	    r == 0 ? open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600) : -1;
-	if (r == 0 && fd < 0)
-		r = -errno;
-	if (fd >= 0) {
-		r = write_all(fd, buf, at);
-		if (close(fd) < 0 && r == 0)
-			r = -errno;
-		if (r == 0 && rename(tmp, file) < 0)
-			r = -errno;
-		if (r < 0)
-			unlink(tmp);
-	}
+	int r = write_file_replace(file, buf, at);
 	free(buf);
 	if (r == 0)
 		c->changed = false;

@@ -108,6 +108,24 @@ int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int write_file_replace(const char *path, const void *buf, size_t len)
+{
+	_cleanup_free_ char *tmp = str_printf("%s.%d.tmp", path, (int)getpid());
+	if (!tmp)
+		return -ENOMEM;
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	int r = write_all(fd, buf, len);
+	if (close(fd) < 0 && r == 0)
+		r = -errno;
+	if (r == 0 && rename(tmp, path) < 0)
+		r = -errno;
+	if (r < 0)
+		unlink(tmp);
+	return r;
+}
+
 int read_file(const char *path, char **out, size_t *len_out)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);

@@ -90,6 +90,10 @@ size_t path_depth(const char *path);
 char *state_sibling(const char *session_dir, const char *plugin, const char *kind);
 
 int write_all(int fd, const void *buf, size_t len);
+/* Replace `path` with buf, 0600, all or nothing: written to a file of this
+ * process's beside it, then renamed over it (readers see the old or the
+ * new, never a part). */
+int write_file_replace(const char *path, const void *buf, size_t len);
 /* Read a whole (small) file into a NUL-terminated buffer. */
 int read_file(const char *path, char **out, size_t *len_out);
 /* A regular file's whole content from fd, in one buffer of its exact size

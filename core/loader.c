@@ -2,6 +2,7 @@
 #include "loader.h"
 
 #include "log.h"
+#include "plugin_cache.h"
 
 #include <dirent.h>
 #include <dlfcn.h>
@@ -9,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #ifndef ASB_PLUGINDIR
 #define ASB_PLUGINDIR "/usr/local/lib/agentsandbox/plugins"
@@ -164,10 +166,45 @@ const struct found_plugin *catalog_find(const struct catalog *c, const char *nam
 	return NULL;
 }
 
-int loader_discover(const struct strv *dirs, struct catalog *out)
+/* A recorded plugin, opened now: the same descriptor as its record, or an
+ * error. Its options were read from the record, so a plugin that declares
+ * something else is not used; the records go, and the next launch reads
+ * every plugin afresh. */
+static void open_recorded(struct catalog *c, struct found_plugin *f)
+{
+	const struct asb_plugin *record = f->desc;
+	f->recorded = false;
+	f->desc = NULL;
+	open_one(f);
+	if (f->handle && !plugin_cache_same(record, f->desc)) {
+		f->error = str_printf("plugin %s: does not declare what its record in %s says (was "
+		                      "it changed while agentsandbox started?); the records are "
+		                      "removed: run again",
+		                      f->path, c->cache_file);
+		if (c->cache_file)
+			unlink(c->cache_file);
+		dlclose(f->handle);
+		f->handle = NULL;
+		f->desc = NULL;
+	}
+}
+
+void catalog_open_all(struct catalog *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (c->v[i].recorded)
+			open_recorded(c, &c->v[i]);
+}
+
+int loader_discover(const struct strv *dirs, const char *cache_file, struct catalog *out)
 {
 	struct strv search = {0};
 	int r = loader_search_path(dirs, &search);
+	struct plugin_cache *cache = cache_file ? plugin_cache_load(cache_file) : NULL;
+	out->cache = cache;
+	if (cache && !(out->cache_file = strdup(cache_file)))
+		r = -ENOMEM;
+	time_t now = time(NULL);
 	for (size_t i = 0; r >= 0 && i < search.n; i++) {
 		_cleanup_closedir_ DIR *d = opendir(search.v[i]);
 		struct dirent *de;
@@ -188,7 +225,11 @@ int loader_discover(const struct strv *dirs, struct catalog *out)
 				r = -ENOMEM;
 				break;
 			}
-			if (!is_regular(de, path))
+			/* With records, the file's identity is needed anyway. */
+			struct stat st;
+			if (cache
+			        ? fstatat(dirfd(d), de->d_name, &st, 0) < 0 || !S_ISREG(st.st_mode)
+			        : !is_regular(de, path))
 				continue;
 			struct found_plugin *v = realloc(out->v, (out->n + 1) * sizeof(*v));
 			if (!v) {
@@ -198,10 +239,20 @@ int loader_discover(const struct strv *dirs, struct catalog *out)
 			out->v = v;
 			struct found_plugin *f = &out->v[out->n++];
 			*f = (struct found_plugin){.name = TAKE_PTR(name), .path = TAKE_PTR(path)};
+			if ((f->desc = plugin_cache_find(cache, f->path, &st))) {
+				f->recorded = true;
+				continue;
+			}
 			open_one(f);
+			if (cache && f->desc)
+				r = plugin_cache_put(cache, f->path, &st, f->desc, now);
 		}
 	}
 	strv_clear(&search);
+	/* Not kept (no state root yet, a full disk): the next launch opens
+	 * them again. */
+	if (r >= 0 && cache)
+		(void)plugin_cache_save(cache, cache_file);
 	return r;
 }
 
@@ -216,6 +267,8 @@ static void catalog_release(struct catalog *c, bool unmap)
 		free(f->error);
 	}
 	free(c->v);
+	plugin_cache_free(c->cache);
+	free(c->cache_file);
 	*c = (struct catalog){0};
 }
 
@@ -238,6 +291,8 @@ int loader_take(struct catalog *c, const char *name, const struct strv *dirs,
 		return -EINVAL;
 	}
 	struct found_plugin *f = (struct found_plugin *)catalog_find(c, name);
+	if (f && f->recorded)
+		open_recorded(c, f);
 	if (!f) {
 		struct strv search = {0};
 		(void)loader_search_path(dirs, &search);

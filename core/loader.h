@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* Finding, opening and checking plugins. Discovery opens every plugin in the
- * search path once (reading its descriptor runs none of its code beyond the
- * entry point), so the core knows each plugin's options and load rule
- * without knowing any plugin's name. A plugin is never unloaded once its
- * init ran: its code may still be referenced (atexit, threads). */
+/* Finding, opening and checking plugins. Discovery reads every plugin's
+ * descriptor in the search path (reading it runs none of its code beyond
+ * the entry point), so the core knows each plugin's options and load rule
+ * without knowing any plugin's name. A plugin file unchanged since an
+ * earlier launch read it is not opened: its descriptor comes from the
+ * records kept beside the sessions (core/plugin_cache.h), and it is opened
+ * when it is taken, and checked against its record. A plugin is never
+ * unloaded once its init ran: its code may still be referenced (atexit,
+ * threads). */
 #ifndef ASB_CORE_LOADER_H
 #define ASB_CORE_LOADER_H
 
@@ -29,15 +33,20 @@ struct asb_ctx {
 struct found_plugin {
 	char *name;
 	char *path;
-	void *handle; /* NULL when it failed to load (error says why) */
+	void *handle; /* NULL when it failed to load (error says why) or is recorded */
 	const struct asb_plugin *desc;
 	char *error;
-	bool taken; /* handed to a loaded_plugin */
+	bool recorded; /* desc is the cache's record: not opened yet */
+	bool taken;    /* handed to a loaded_plugin */
 };
+
+struct plugin_cache;
 
 struct catalog {
 	struct found_plugin *v;
 	size_t n;
+	struct plugin_cache *cache; /* the records descriptors may point into */
+	char *cache_file;
 };
 
 struct loaded_plugin {
@@ -63,9 +72,14 @@ int loader_check_descriptor(const struct asb_plugin *d, const char *path, const 
 /* Plugin directories to search, in order (dirs then the built-in one). */
 int loader_search_path(const struct strv *dirs, struct strv *out);
 
-/* Open every NAME.so in the search path; the first one of each name wins.
- * Plugins that fail to load stay in the catalog with their error. */
-int loader_discover(const struct strv *dirs, struct catalog *out);
+/* Every NAME.so in the search path; the first one of each name wins. Each is
+ * opened unless `cache_file` (NULL: none) holds a record of it as it is;
+ * what was opened is recorded there. Plugins that fail to load stay in the
+ * catalog with their error. */
+int loader_discover(const struct strv *dirs, const char *cache_file, struct catalog *out);
+/* Open every plugin the catalog has from its records (`agentsandbox
+ * plugins` reports what each one does now). */
+void catalog_open_all(struct catalog *c);
 const struct found_plugin *catalog_find(const struct catalog *c, const char *name);
 /* Release what no loaded_plugin took (dlclose: none of it ran). */
 void catalog_free(struct catalog *c);

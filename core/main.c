@@ -306,8 +306,13 @@ static int discover(int argc, char **argv, struct catalog *plugins,
 		r = strv_push(&dirs, tok);
 	if (r >= 0)
 		r = check_plugin_dirs(argc, argv, &dirs, records);
+	/* The descriptors of unchanged plugins, beside the sessions: only the
+	 * plugins a launch uses are opened (core/plugin_cache.h). */
+	_cleanup_free_ char *root = NULL, *cache = NULL;
+	if (session_root(getenv("XDG_STATE_HOME"), getenv("HOME"), &root) == 0)
+		cache = str_printf("%s/.plugin-cache", root);
 	if (r >= 0)
-		r = loader_discover(&dirs, plugins);
+		r = loader_discover(&dirs, cache, plugins);
 	strv_clear(&dirs);
 	return r;
 }
@@ -392,10 +397,13 @@ int main(int argc, char **argv)
 			                            : p.agent_args.n ? p.agent_args.v[0]
 			                                             : NULL,
 			                            stdout);
-		else
-			code = c.mode == MODE_SESSIONS
-			           ? subcommand_sessions(&p, c.list_format, stdout)
-			           : subcommand_plugins(&plugins, stdout);
+		else if (c.mode == MODE_SESSIONS)
+			code = subcommand_sessions(&p, c.list_format, stdout);
+		else {
+			/* What each plugin does now, not what it did when recorded. */
+			catalog_open_all(&plugins);
+			code = subcommand_plugins(&plugins, stdout);
+		}
 		policy_free(&p);
 		cli_free(&c);
 		catalog_free_at_exit(&plugins);

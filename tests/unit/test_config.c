@@ -242,7 +242,7 @@ static void test_cli(void **state)
 	struct strv dirs = {0};
 	if (getenv("PLUGIN_DIR"))
 		assert_int_equal(strv_push(&dirs, getenv("PLUGIN_DIR")), 0);
-	assert_int_equal(loader_discover(&dirs, &plugins), 0);
+	assert_int_equal(loader_discover(&dirs, NULL, &plugins), 0);
 	bool have_plugins = catalog_find(&plugins, "git") && catalog_find(&plugins, "nix");
 	char *a1[] = {"agentsandbox", "-c",      "x.cfg",   "--shell",          "--env",
 	              "A=b",          "--mount", "ro:/etc", "--git-protection", "--no-allow-nix",
@@ -339,7 +339,7 @@ static void test_discover_entries(void **state)
 	struct strv dirs = {0};
 	struct catalog plugins = {0};
 	assert_int_equal(strv_push(&dirs, dir), 0);
-	assert_int_equal(loader_discover(&dirs, &plugins), 0);
+	assert_int_equal(loader_discover(&dirs, NULL, &plugins), 0);
 	const struct found_plugin *git = catalog_find(&plugins, "git");
 	assert_non_null(git);
 	assert_non_null(git->handle);

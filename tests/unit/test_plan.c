@@ -231,7 +231,7 @@ static void test_loader(void **state)
 	assert_int_equal(strv_push(&dirs, getenv("FIXTURE_DIR")), 0);
 	struct catalog c = {0};
 	/* Broken plugins stay in the catalog with their reasons. */
-	assert_int_equal(loader_discover(&dirs, &c), 0);
+	assert_int_equal(loader_discover(&dirs, NULL, &c), 0);
 	expect_take_error(&c, "badmagic", "bad magic 0xdeadbeef");
 	expect_take_error(&c, "badabi", "built for plugin ABI 3.0, this agentsandbox needs 2.x");
 	expect_take_error(&c, "abi1", "built for plugin ABI 1.0, this agentsandbox needs 2.x");
@@ -282,7 +282,7 @@ static void test_bwrap_render(void **state)
 	p.uid = 1000;
 	assert_int_equal(strv_push(&p.plugin_dirs, getenv("PLUGIN_DIR")), 0);
 	struct catalog c = {0};
-	assert_int_equal(loader_discover(&p.plugin_dirs, &c), 0);
+	assert_int_equal(loader_discover(&p.plugin_dirs, NULL, &c), 0);
 	if (!catalog_find(&c, "bwrap")) { /* the portable build has none */
 		catalog_free(&c);
 		policy_free(&p);
