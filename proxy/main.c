@@ -46,8 +46,9 @@ static void usage(FILE *f)
 	    "  --listen-fd N        accept on an already-listening socket\n"
 	    "  --listen-fd-from N   ... which arrives later (SCM_RIGHTS) on the unix socket N:\n"
 	    "                       the CA is made by then, the log and --ca-out are written\n"
-	    "                       after it (how the launcher starts the proxy before its\n"
-	    "                       session and the sandbox it listens in exist)\n"
+	    "                       after it, or on a \"W\" before it (how the launcher starts\n"
+	    "                       the proxy before its session and the sandbox it listens\n"
+	    "                       in exist)\n"
 	    "  --ca-out FILE        write the session CA certificate (PEM, mode 0644); it\n"
 	    "                       vouches only for the allowed domains (name constraints)\n"
 	    "  --ca-validity H      hours the session CA is valid (default 168: a week)\n"
@@ -189,19 +190,54 @@ static int adopt_fd(int fd)
 
 /* The listener made elsewhere (in the sandbox's namespace), once it exists.
  * The launcher closing the channel instead means it gave up: nothing to do. */
-static int receive_listener(int via)
+/* What the proxy writes (the log, the CA certificate), once the launcher's
+ * session directory exists. */
+struct outputs {
+	const char *log_path, *ca_out;
+	long long log_max;
+	const struct tls_ca *ca;
+	char *const *warnings;
+	bool written;
+};
+
+static void write_outputs(struct outputs *o)
 {
-	char byte;
-	int fd = -1;
-	ssize_t n = fd_recv(via, &byte, 1, &fd);
-	if (n == 0 && fd < 0)
-		exit(0);
-	if (n < 0)
-		die("--listen-fd-from %d: %s", via, strerror((int)-n));
-	if (fd < 0)
-		die("--listen-fd-from %d: no socket came", via);
-	close(via);
-	return fd;
+	if (o->written)
+		return;
+	o->written = true;
+	if (plog_open(o->log_path, (size_t)o->log_max) < 0)
+		die("--log %s: %s", o->log_path, strerror(errno));
+	for (char *const *w = o->warnings; o->log_path && w && *w; w++)
+		plog_info("warning: %s", *w);
+	if (o->ca_out) {
+		int rc = tls_ca_write_pem(o->ca, o->ca_out);
+		if (rc < 0)
+			die("--ca-out %s: %s", o->ca_out, strerror(-rc));
+	}
+}
+
+/* The listener, sent later over `via` ("L" with it); a "W" before it says
+ * the session directory exists: the outputs are written then, while the
+ * sandbox that will hold the listener is still being set up. */
+static int receive_listener(int via, struct outputs *o)
+{
+	for (;;) {
+		char byte = 0;
+		int fd = -1;
+		ssize_t n = fd_recv(via, &byte, 1, &fd);
+		if (n == 0 && fd < 0)
+			exit(0);
+		if (n < 0)
+			die("--listen-fd-from %d: %s", via, strerror((int)-n));
+		if (fd < 0 && byte == 'W') {
+			write_outputs(o);
+			continue;
+		}
+		if (fd < 0)
+			die("--listen-fd-from %d: no socket came", via);
+		close(via);
+		return fd;
+	}
 }
 
 static void on_signal(struct ev_loop *loop, ev_signal *w, int revents)
@@ -482,8 +518,13 @@ int main(int argc, char **argv)
 			die("%s", err);
 		px.creds = &creds;
 	}
+	struct outputs out = {.log_path = log_path,
+	                      .ca_out = ca_out,
+	                      .log_max = log_max,
+	                      .ca = px.ca,
+	                      .warnings = rules->warnings};
 	if (listen_via >= 0)
-		px.listen_fd = adopt_fd(receive_listener(listen_via));
+		px.listen_fd = adopt_fd(receive_listener(listen_via, &out));
 	else if (listen_fd >= 0)
 		px.listen_fd = adopt_fd(listen_fd);
 	else if (strncmp(listen_spec, "unix:", 5) == 0)
@@ -498,15 +539,7 @@ int main(int argc, char **argv)
 		die("--client-sockbuf: %s", strerror(errno));
 	/* The log and the CA go where the launcher's session directory is by
 	 * now (it exists before the sandbox that holds the listener). */
-	if (plog_open(log_path, (size_t)log_max) < 0)
-		die("--log %s: %s", log_path, strerror(errno));
-	for (char **w = rules->warnings; log_path && w && *w; w++)
-		plog_info("warning: %s", *w);
-	if (ca_out) {
-		int rc = tls_ca_write_pem(px.ca, ca_out);
-		if (rc < 0)
-			die("--ca-out %s: %s", ca_out, strerror(-rc));
-	}
+	write_outputs(&out);
 	px.self_len = sizeof(px.self);
 	getsockname(px.listen_fd, (struct sockaddr *)&px.self, &px.self_len);
 	if (px.self.ss_family == AF_INET || px.self.ss_family == AF_INET6) {

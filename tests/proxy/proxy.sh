@@ -394,6 +394,20 @@ os.close(sw)
 try: print("no secrets, exit:", p.wait(timeout=10))
 except subprocess.TimeoutExpired: p.kill(); print("no secrets, still running")
 print("no secrets, left:", [f for f in ("nosecrets-ca.pem", "nosecrets.log") if os.path.exists(f)])
+# A "W" before the listener (the launcher's session directory exists): the
+# CA and the log are written then, and ready still waits for the listener.
+p, a, r, _ = start("early")
+waits_for_listener(p)
+a.send(b"W")
+for _ in range(200):
+    if os.path.exists("early-ca.pem") and os.path.exists("early.log"): break
+    time.sleep(0.05)
+print("early, written before the listener:", os.path.exists("early-ca.pem") and os.path.exists("early.log"))
+print("early, ready before the listener:", bool(select.select([r], [], [], 0.5)[0]))
+l = socket.socket(); l.bind(("127.0.0.1", 0)); l.listen(8)
+socket.send_fds(a, [b"L"], [l.fileno()]); l.close()
+print("early, ready after it:", bool(select.select([r], [], [], 10)[0]) and os.read(r, 1) == b"1")
+p.terminate(); print("early, stopped:", p.wait())
 PY
 diag "$(cat late.out late.err)"
 grep -q "^waits for the listener: True" late.out && grep -q "^wrote before the listener: False" late.out &&
@@ -408,4 +422,8 @@ ok $? "--listen-fd-from: the channel closed without a listener, the proxy exits,
 grep -q "^no secrets, exit: 0" late.out && grep -q "^no secrets, left: \[\]" late.out &&
     ! grep -q "secrets-fd" late.err
 ok $? "--secrets-fd closed unused: the proxy exits quietly, nothing left"
+grep -q "^early, written before the listener: True" late.out &&
+    grep -q "^early, ready before the listener: False" late.out &&
+    grep -q "^early, ready after it: True" late.out && grep -q "^early, stopped: 0" late.out
+ok $? "--listen-fd-from: a W before the listener writes the CA and the log then; ready waits for the listener"
 done_testing
