@@ -672,6 +672,7 @@ static int wire_and_release(struct launch *l)
 	const struct asb_host *host = host_table();
 	struct policy *p = l->policy;
 	int r;
+	network_prepare_wiring(&l->net);
 	asb_hook_fn await = OP(l, await_start);
 	if (await && (r = await(host, &l->backend->ctx, l->backend->data)) < 0) {
 		if (!err_get())
@@ -899,23 +900,18 @@ int launch_run(struct launch *l)
 	if (r < 0)
 		goto fail;
 
-	/* The records are written while the backend sets the sandbox up, off
-	 * the path to the agent's first instruction. */
+	/* What this session may write is on record before its agent can run
+	 * (core/selfconfig.h); the policy's lines open launch.log. */
 	if ((r = selfconfig_record(&l->session, &l->self_start, &l->plan, &l->self_protected)) < 0)
 		log_msg(LOG_WARN, "cannot record what this session may write: %s", strerror(-r));
 	log_policy(l);
 	protections_log(l);
 	hardening_log(l);
-	if ((r = write_backend_args(l)) < 0)
-		log_msg(LOG_WARN, "cannot write %s.args: %s", l->backend->name, strerror(-r));
-	int removed = session_prune(root, SESSION_KEEP);
-	if (removed > 0)
-		log_msg(LOG_INFO, "pruned %d old session director%s", removed,
-		        removed == 1 ? "y" : "ies");
-	session_prepare(root);
 	log_msg(LOG_INFO, "started %s (pid %d)", l->out_argv.v[0], (int)l->spawned.pid);
-	(void)log_hold(false);
 
+	/* A held sandbox waits for its network: wired and released before the
+	 * rest, which is done while it starts (the pruning alone can take
+	 * longer than the sandbox's set-up). */
 	if (l->hold && (r = wire_and_release(l)) < 0) {
 		/* The sandbox may have failed on its own first (a mount bubblewrap
 		 * could not make): then that is the cause, as wait() tells it. */
@@ -936,6 +932,17 @@ int launch_run(struct launch *l)
 		kill_sandbox(l);
 		goto fail;
 	}
+	if (l->hold && network_needs_wiring(&l->net))
+		network_record(&l->net, l->session.dir);
+	if ((r = write_backend_args(l)) < 0)
+		log_msg(LOG_WARN, "cannot write %s.args: %s", l->backend->name, strerror(-r));
+	int removed = session_prune(root, SESSION_KEEP);
+	if (removed > 0)
+		log_msg(LOG_INFO, "pruned %d old session director%s", removed,
+		        removed == 1 ? "y" : "ies");
+	session_prepare(root);
+	(void)log_hold(false);
+
 	/* Job control needs the agent's process: where the sandbox was not
 	 * held, ask the backend now (the agent already runs). */
 	asb_hook_fn await = OP(l, await_start);

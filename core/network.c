@@ -605,7 +605,7 @@ static void write_rules(const struct network *n, const char *session_dir)
 	fputs("\n  );\n};\n", f);
 }
 
-static void write_record(struct network *n, const char *session_dir)
+void network_record(struct network *n, const char *session_dir)
 {
 	_cleanup_free_ char *path = str_printf("%s/network.json", session_dir);
 	_cleanup_free_ char *addrs = NULL;
@@ -703,13 +703,21 @@ int network_start_host(struct network *n, const struct policy *p, const char *se
 			return 0;
 		if (n->proxy.pid <= 0 && (r = proxy_spawn(n, p, session_dir, -1)) < 0)
 			return r;
-		return proxy_send_secrets(n);
+		if ((r = proxy_send_secrets(n)) < 0)
+			return r;
+		/* The session directory exists: the proxy writes its log and CA
+		 * now, while the sandbox is set up, not once the sandbox waits
+		 * for them. A proxy gone by now is reported by network_wire. */
+		struct iovec iov = {(void *)"W", 1};
+		if (n->proxy_via >= 0)
+			(void)fd_send(n->proxy_via, &iov, 1, -1);
+		return 0;
 	}
 	if (n->mode == NET_FILTERED && n->host_listen_fd >= 0 &&
 	    ((r = proxy_spawn(n, p, session_dir, TAKE_FD(n->host_listen_fd))) < 0 ||
 	     (r = proxy_send_secrets(n)) < 0 || (r = proxy_await_ready(n)) < 0))
 		return r;
-	write_record(n, session_dir);
+	network_record(n, session_dir);
 	return 0;
 }
 
@@ -740,6 +748,14 @@ int network_engine_check(const struct network *n)
 		return 0;
 	int r = platform_engine_usable();
 	return r < 0 ? engine_error(r) : 0;
+}
+
+void network_prepare_wiring(struct network *n)
+{
+	/* The helper that joins the namespace: its fork and set-up off the
+	 * path between the namespace's creation and the sandbox's release. */
+	if (network_needs_wiring(n) && !n->link)
+		(void)platform_netns_prefork(&n->link);
 }
 
 int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,
@@ -804,7 +820,6 @@ int network_wire(struct network *n, const struct policy *p, const char *session_
 		log_msg(LOG_INFO, "published port: host %s:%d reaches the sandbox's 127.0.0.1:%d",
 		        pub->bind, pub->port, pub->port);
 	}
-	write_record(n, session_dir);
 	return 0;
 }
 

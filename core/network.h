@@ -92,9 +92,9 @@ bool network_needs_wiring(const struct network *n);
 /* As soon as the backend's caps are known (not for a dry run): a filtered
  * network in the backend's namespace starts its proxy now, so that it makes
  * its CA while the rest of the launch is planned and the sandbox set up.
- * It writes nothing until its listener comes (network_wire), after the
- * session directory exists; a launch that fails before stops it
- * (network_stop). */
+ * It writes nothing until the session directory exists
+ * (network_start_host tells it) or its listener comes (network_wire); a
+ * launch that fails before stops it (network_stop). */
 int network_start_early(struct network *n, const struct policy *p, const char *session_dir,
                         uint64_t caps);
 /* Right before the sandbox starts: the proxy gets its secrets (started
@@ -107,9 +107,16 @@ int network_start_host(struct network *n, const struct policy *p, const char *se
  * anything starts): 0, or -errno with the launch error saying why and
  * what to do instead. */
 int network_engine_check(const struct network *n);
-/* The sandbox exists (held): proxy, engine, bridges, network.json. */
+/* Right after the sandbox was spawned (held): what wires it is readied
+ * while the backend sets its namespaces up (network_wire does it if this
+ * could not). */
+void network_prepare_wiring(struct network *n);
+/* The sandbox exists (held): proxy, engine, bridges. */
 int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,
                  int netns_fd);
+/* After network_wire, once the sandbox is released: network.json (and the
+ * filtered mode's rules) in the session directory. */
+void network_record(struct network *n, const char *session_dir);
 
 /* Stop everything; safe to call more than once. */
 void network_stop(struct network *n);

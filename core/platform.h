@@ -98,8 +98,13 @@ int platform_hardening_plan(struct plan *plan, const struct hardening_intent *h,
  * published ports). Opaque. */
 struct netns_link;
 
-/* Join the network namespace of `pid` (or `netns_fd` when >= 0). */
-int platform_netns_attach(struct netns_link **out, pid_t pid, int netns_fd);
+/* A helper that will join a sandbox's network namespace, started ahead
+ * (while the sandbox sets itself up), so that attaching costs no fork. */
+int platform_netns_prefork(struct netns_link **out);
+/* Join the network namespace of `pid` (or `netns_fd` when >= 0) through
+ * *link's helper (started here when *link is NULL). On failure *link may
+ * hold the helper: platform_netns_detach it. */
+int platform_netns_attach(struct netns_link **link, pid_t pid, int netns_fd);
 /* A listening / connecting (non-blocking, maybe in progress) TCP socket on
  * 127.0.0.1:port inside. */
 int platform_netns_listen(struct netns_link *l, uint16_t port);

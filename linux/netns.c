@@ -275,44 +275,23 @@ static int wait_uid_map(pid_t pid)
 	return -ETIMEDOUT;
 }
 
-int platform_netns_attach(struct netns_link **out, pid_t sandbox_pid, int netns_fd)
+int platform_netns_prefork(struct netns_link **out)
 {
-	if (netns_fd < 0) {
-		int wr = wait_uid_map(sandbox_pid);
-		if (wr < 0)
-			return wr;
-	}
-	_cleanup_close_ int net =
-	    netns_fd >= 0 ? fcntl(netns_fd, F_DUPFD_CLOEXEC, 3) : open_netns(sandbox_pid);
-	if (net < 0)
-		return netns_fd >= 0 ? -errno : net;
 	struct netns_link *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
 	h->sock = -1;
 	h->proc = CHILD_NONE;
-
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
 		free(h);
 		return -errno;
-	}
-	/* Report whether joining worked through a pipe before serving. */
-	int status[2];
-	if (pipe2(status, O_CLOEXEC) < 0) {
-		int r = -errno;
-		close(sv[0]);
-		close(sv[1]);
-		free(h);
-		return r;
 	}
 	pid_t pid = fork();
 	if (pid < 0) {
 		int r = -errno;
 		close(sv[0]);
 		close(sv[1]);
-		close(status[0]);
-		close(status[1]);
 		free(h);
 		return r;
 	}
@@ -320,7 +299,7 @@ int platform_netns_attach(struct netns_link **out, pid_t sandbox_pid, int netns_
 		/* It serves for the whole session: of the launcher's fds (the
 		 * session's files, the sandbox's pipes, anything it inherited)
 		 * it keeps only its own. */
-		int keep[] = {net, sv[1], status[1]};
+		int keep[] = {sv[1]};
 		(void)fds_close_except(STDERR_FILENO + 1, keep, ARRAY_SIZE(keep));
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* The engine joins the namespaces through this process's /proc
@@ -334,34 +313,51 @@ int platform_netns_attach(struct netns_link **out, pid_t sandbox_pid, int netns_
 		sigset_t all;
 		sigfillset(&all);
 		sigprocmask(SIG_UNBLOCK, &all, NULL);
+		/* The namespace to join, once the sandbox has one; nothing (the
+		 * launch ended first): leave. */
+		char c;
+		int net = -1;
+		if (fd_recv(sv[1], &c, 1, &net) <= 0 || net < 0)
+			_exit(0);
 		int r = join_net(net);
+		close(net);
 		if (r == 0)
 			r = wait_loopback();
-
 		int err = -r;
-		(void)!write(status[1], &err, sizeof(err));
-		close(status[1]);
+		(void)!send(sv[1], &err, sizeof(err), MSG_NOSIGNAL);
 		if (r < 0)
 			_exit(1);
 		serve(sv[1]);
 	}
 	close(sv[1]);
-	close(status[1]);
-	int err = EIO;
-	ssize_t n;
-	do
-		n = read(status[0], &err, sizeof(err));
-	while (n < 0 && errno == EINTR);
-	close(status[0]);
-	if (n != (ssize_t)sizeof(err) || err != 0) {
-		close(sv[0]);
-		waitpid(pid, NULL, 0);
-		free(h);
-		return -(err ? err : EIO);
-	}
 	child_track(&h->proc, pid);
 	h->sock = sv[0];
 	*out = h;
+	return 0;
+}
+
+int platform_netns_attach(struct netns_link **link, pid_t sandbox_pid, int netns_fd)
+{
+	int r;
+	if (!*link && (r = platform_netns_prefork(link)) < 0)
+		return r;
+	struct netns_link *h = *link;
+	if (netns_fd < 0 && (r = wait_uid_map(sandbox_pid)) < 0)
+		return r;
+	_cleanup_close_ int net =
+	    netns_fd >= 0 ? fcntl(netns_fd, F_DUPFD_CLOEXEC, 3) : open_netns(sandbox_pid);
+	if (net < 0)
+		return netns_fd >= 0 ? -errno : net;
+	struct iovec iov = {(void *)"N", 1};
+	if ((r = fd_send(h->sock, &iov, 1, net)) < 0)
+		return r;
+	int err = EIO;
+	ssize_t n;
+	do
+		n = recv(h->sock, &err, sizeof(err), 0);
+	while (n < 0 && errno == EINTR);
+	if (n != (ssize_t)sizeof(err) || err != 0)
+		return -(err ? err : EIO);
 	return 0;
 }
 

@@ -140,6 +140,12 @@ int platform_hardening_plan(struct plan *plan, const struct hardening_intent *h,
 	return h->landlock_required ? -EOPNOTSUPP : 0;
 }
 
+int platform_netns_prefork(struct netns_link **out)
+{
+	(void)out;
+	return -EOPNOTSUPP;
+}
+
 int platform_netns_attach(struct netns_link **out, pid_t pid, int netns_fd)
 {
 	(void)out;
