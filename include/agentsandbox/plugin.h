@@ -510,6 +510,11 @@ struct asb_plugin {
 	const struct asb_backend_ops *backend; /* ASB_KIND_BACKEND only */
 };
 
+/* The entry point returns the same descriptor at every call, whatever the
+ * host or environment: the core records what a plugin file declares (its
+ * kind, load rule, config keys and options) and, while the file is
+ * unchanged, reads the record instead of loading the plugin; a plugin that
+ * is loaded and declares something else fails the launch. */
 typedef const struct asb_plugin *(*asb_plugin_entry_fn)(void);
 
 /* Define the one exported symbol of a plugin. */

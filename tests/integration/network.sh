@@ -5,6 +5,18 @@
 # The "internet" is made here: origin servers on loopback reached through the
 # proxy's hosts_file; as root also a host in a network namespace on a veth.
 . "$SRC_ROOT/tests/lib.sh"
+# record_pid FILE REGEX: the pid REGEX's group holds in FILE (network.json,
+# written once the sandbox was released: it may come a moment after the
+# agent's first file), waiting up to 5 s for it.
+record_pid() {
+    local pid=
+    for _ in $(seq 50); do
+        pid=$(sed -n "s/$2/\1/p" "$1" 2>/dev/null | head -1)
+        [ -n "$pid" ] && break
+        sleep 0.1
+    done
+    echo "$pid"
+}
 
 command -v bwrap >/dev/null || skip_all "bwrap is not installed"
 for t in curl python3 openssl; do command -v $t >/dev/null || skip_all "$t is not installed"; done
@@ -82,7 +94,7 @@ rm -f go
 pid=$!
 for _ in $(seq 100); do [ -e first.txt ] && break; sleep 0.1; done
 s=$(sessions | tail -1)
-proxy_pid=$(sed -n 's/.*"pid": \([0-9]*\).*/\1/p' "$s/network.json" | head -1)
+proxy_pid=$(record_pid "$s/network.json" '.*"pid": \([0-9]*\).*')
 ok $([ -n "$proxy_pid" ] && kill -0 "$proxy_pid"; echo $?) "the proxy runs while the sandbox does (pid $proxy_pid)"
 kill -KILL "$proxy_pid"
 touch go
@@ -97,7 +109,7 @@ rm -f first.txt second.txt go
 pid=$!
 for _ in $(seq 100); do [ -e up.txt ] && break; sleep 0.1; done
 s=$(sessions | tail -1)
-proxy_pid=$(sed -n 's/.*"pid": \([0-9]*\).*/\1/p' "$s/network.json" | head -1)
+proxy_pid=$(record_pid "$s/network.json" '.*"pid": \([0-9]*\).*')
 kill -KILL $pid
 wait $pid 2>/dev/null
 gone=1
@@ -118,6 +130,11 @@ ok $([ ! -e ran.txt ]; echo $?) "a proxy that cannot start: the agent never ran"
 left=0
 none_left "agentsandbox-proxy --config $TEST_TMP/nohosts.cfg" && left=1
 ok $([ $left = 1 ]; echo $?) "a proxy that cannot start: no proxy process is left"
+# The helper that joins the sandbox's namespace was forked while it started
+# (a copy of the launcher, the same command line): gone too.
+left=0
+none_left "nohosts.cfg -- -c touch ran.txt" && left=1
+ok $([ $left = 1 ]; echo $?) "a proxy that cannot start: no namespace helper is left"
 rm -f ran.txt
 
 # A proxy closes its ready pipe before the kernel has made it a zombie: the
@@ -308,7 +325,7 @@ CFG
     pid=$!
     for _ in $(seq 100); do [ -e up.txt ] && break; sleep 0.1; done
     live=$(sessions | tail -1)
-    engine_pid=$(sed -n 's/.*"engine": { "name": "slirp4netns", "pid": \([0-9]*\).*/\1/p' "$live/network.json")
+    engine_pid=$(record_pid "$live/network.json" '.*"engine": { "name": "slirp4netns", "pid": \([0-9]*\).*')
     ok $([ -n "$engine_pid" ] && kill -0 "$engine_pid"; echo $?) "open: slirp4netns runs with the sandbox (pid $engine_pid)"
     kill -KILL $pid
     wait $pid 2>/dev/null
