@@ -109,6 +109,12 @@ export XDG_STATE_HOME="$HOME/.local/state"
 export XDG_CONFIG_HOME="$HOME/.config"
 unset AGENTSANDBOX_CONFIG AGENTSANDBOX_PLUGIN_PATH
 
+# A config's last line for a test whose subject is not the network: the
+# default (open) mode needs /dev/net/tun, which an unprivileged user cannot
+# open on every host (a container's 0600), and the launcher then refuses.
+NET_OFF='network: { enabled = false; };'$'\n'
+export NET_OFF
+
 # asb ARGS...: the launcher with the build's plugins.
 asb() { "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" "$@"; }
 

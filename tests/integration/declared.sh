@@ -27,7 +27,7 @@ for case in "rw_dirs:$TEST_TMP/links/home:$HOME" "ro_dirs:$TEST_TMP/links/root:/
     rest=${case#*:}
     path=${rest%:*}
     real=${rest##*:}
-    printf 'sandbox: {\n  command = "bash";\n  %s = [ "%s" ];\n};\n' "$list" "$path" >"$TEST_TMP/home.cfg"
+    printf 'sandbox: {\n  command = "bash";\n  %s = [ "%s" ];\n};\n%s' "$list" "$path" "$NET_OFF" >"$TEST_TMP/home.cfg"
     rm -rf "$XDG_STATE_HOME/agentsandbox"
     err=$(asb -c "$TEST_TMP/home.cfg" -- -c 'cat ~/.ssh/id_ed25519' 2>&1 </dev/null)
     code=$?
@@ -36,18 +36,18 @@ for case in "rw_dirs:$TEST_TMP/links/home:$HOME" "ro_dirs:$TEST_TMP/links/root:/
         "$list = $path is refused, naming the entry and what it resolves to ($err)"
     ok $(no_session; echo $?) "  ... before anything ran (no session directory)"
 done
-printf 'sandbox: { command = "bash"; };\n' >"$TEST_TMP/plain.cfg"
+printf 'sandbox: { command = "bash"; };\n%s' "$NET_OFF" >"$TEST_TMP/plain.cfg"
 out=$(asb -c "$TEST_TMP/plain.cfg" --mount "ro:$TEST_TMP/links/home:/mnt/h" -- -c true 2>&1 </dev/null)
 ok $([ $? -eq 125 ] && grep -q -- "--mount .*contains your home directory" <<<"$out"; echo $?) \
     "--mount of a link to \$HOME is refused too"
-printf 'sandbox: { command = "bash"; rw_dirs = [ "%s" ]; };\n' "$TEST_TMP/links/home" >"$TEST_TMP/home.cfg"
+printf 'sandbox: { command = "bash"; rw_dirs = [ "%s" ]; };\n%s' "$TEST_TMP/links/home" "$NET_OFF" >"$TEST_TMP/home.cfg"
 out=$(asb -c "$TEST_TMP/home.cfg" --allow-home -- -c "cat '$TEST_TMP/links/home/.ssh/id_ed25519'" 2>&1 </dev/null)
 ok $([ "$out" = "PRIVATE KEY" ]; echo $?) "--allow-home insists: the home directory is then exposed ($out)"
 out=$(asb -c "$TEST_TMP/home.cfg" --check 2>&1 </dev/null)
 ok $(grep -q "^home: sandbox.rw_dirs\[0\].*needs --allow-home" <<<"$out"; echo $?) "--check names it"
 mkdir -p "$HOME/project"
-printf 'sandbox: { command = "bash"; rw_dirs = [ "%s" ]; ro_dirs = [ "%s" ]; };\n' \
-    "$HOME/project" "$TEST_TMP/links" >"$TEST_TMP/fine.cfg"
+printf 'sandbox: { command = "bash"; rw_dirs = [ "%s" ]; ro_dirs = [ "%s" ]; };\n%s' \
+    "$HOME/project" "$TEST_TMP/links" "$NET_OFF" >"$TEST_TMP/fine.cfg"
 check "a directory inside \$HOME, and one holding links to it, are fine" -- \
     asb -c "$TEST_TMP/fine.cfg" -- -c 'test -d ~/project && test -L '"$TEST_TMP"'/links/home && ! test -e ~/.ssh'
 
@@ -92,7 +92,7 @@ ok $(grep -qx 'two\\x0alines' "$s/bwrap.args" && ! grep -qx 'lines' "$s/bwrap.ar
 # the agent creates under a name that forges a log line (the git plugin
 # reports it after exit).
 if command -v git >/dev/null; then
-    printf 'sandbox: { command = "bash"; packages = [ "git" ]; };\nplugins: { git: { quarantine = false; }; };\n' >"$TEST_TMP/git.cfg"
+    printf 'sandbox: { command = "bash"; packages = [ "git" ]; };\nplugins: { git: { quarantine = false; }; };\n%s' "$NET_OFF" >"$TEST_TMP/git.cfg"
     err=$(asb -c "$TEST_TMP/git.cfg" -- -c "git init -q \"\$(printf 'r\\n2030-01-01T00:00:00.000Z warning: forged\\e[31m')\"" 2>&1)
     s=$(sessions | tail -1)
     ok $(grep -q 'r\\x0a2030-01-01T00:00:00.000Z warning: forged\\x1b\[31m' "$s/launch.log" &&

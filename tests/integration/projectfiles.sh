@@ -37,6 +37,7 @@ sandbox: {
   rw_dirs = [ "$HOME/state" ];
   env = { GIT_AUTHOR_NAME = "a"; GIT_AUTHOR_EMAIL = "a@a"; GIT_COMMITTER_NAME = "a"; GIT_COMMITTER_EMAIL = "a@a"; };
 };
+$NET_OFF
 CFG
 script='
 attack() { local name=$1; shift; if ( eval "$*" ) >/dev/null 2>&1; then echo "PLANTED $name"; else echo "BLOCKED $name"; fi; }
@@ -125,7 +126,7 @@ ok $(grep -qx VSCODE <<<"$out" && grep -qx COMMANDS <<<"$out" && grep -qx LOCAL-
 ok $([ "$(cat .vscode/tasks.json)" = "{ }" ] && [ -f .claude/commands/x.md ]; echo $?) "host: what was opted out persists"
 git checkout -q -- .vscode/tasks.json && rm -rf .claude/commands
 mkdir -p "$TEST_TMP/bare"
-printf 'sandbox: { command = "bash"; };\nplugins: { projectfiles: { writable = [ ".claude/skills" ]; }; };\n' >"$TEST_TMP/skills.cfg"
+printf 'sandbox: { command = "bash"; };\nplugins: { projectfiles: { writable = [ ".claude/skills" ]; }; };\n%s' "$NET_OFF" >"$TEST_TMP/skills.cfg"
 out=$(asb -c "$TEST_TMP/skills.cfg" --workspace "$TEST_TMP/bare" -- -c \
     'cd '"$TEST_TMP"'/bare; mkdir -p .claude/skills/s && echo x > .claude/skills/s/SKILL.md && echo SKILLS;
      mv .claude .claude.old 2>/dev/null || echo PINNED; echo {} > .claude/settings.json 2>/dev/null || echo SETTINGS-BLOCKED' 2>&1)
@@ -214,7 +215,7 @@ rm -rf "$S"
 # (opencode writes opencode.jsonc into ~/.config/opencode itself; moving it
 # aside after every session would only annoy.) A plain rw dir still is one.
 mkdir -p "$HOME/.config/tool"
-printf 'sandbox: { command = "bash"; rw_dirs = [ "%s", "%s" ]; };\n' "$HOME/.config/tool" "$HOME/state" >"$TEST_TMP/own.cfg"
+printf 'sandbox: { command = "bash"; rw_dirs = [ "%s", "%s" ]; };\n%s' "$HOME/.config/tool" "$HOME/state" "$NET_OFF" >"$TEST_TMP/own.cfg"
 err=$(cd "$E" && asb -c "$TEST_TMP/own.cfg" -- -c 'echo {} > ~/.config/tool/opencode.jsonc && echo {} > ~/state/opencode.json' 2>&1)
 ok $([ -f "$HOME/.config/tool/opencode.jsonc" ] && ! ls "$HOME/.config/tool/" | grep -q quarantine &&
     grep -q "$HOME/.config/tool: a tool's own state directory" "$(sessions | tail -n 1)launch.log"; echo $?) \

@@ -64,7 +64,7 @@ ok $early "a session's recorded start is not after its agent's first change (10 
 # --- a config the previous session could have changed ---------------------------------
 # Session A runs with another config, the workspace writable: its agent
 # rewrites conf/project.cfg (nothing protected it: it was not A's config).
-printf 'sandbox: { command = "bash"; };\n' >"$TEST_TMP/other.cfg"
+printf 'sandbox: { command = "bash"; };\n%s' "$NET_OFF" >"$TEST_TMP/other.cfg"
 asb -c "$TEST_TMP/other.cfg" -- -c 'sed -i "s/\"a.test\"/\"a.test\", \"evil.test\"/" conf/project.cfg' >/dev/null 2>&1
 ok $(grep -q evil.test conf/project.cfg; echo $?) "session A rewrote a config it could write"
 err=$(asb -c "$W/conf/project.cfg" -- -c 'echo RAN' 2>&1 </dev/null)

@@ -64,7 +64,7 @@ with open(os.path.join(BIN, "agent.py"), "w") as f:
 CFG = os.path.join(TMP, "term.cfg")
 with open(CFG, "w") as f:
     f.write('sandbox: { command = "bash"; packages = [ "/usr/bin/python3" ]; ro_dirs = [ "%s" ]; };\n'
-            % BIN)
+            % BIN + os.environ.get("NET_OFF", "network: { enabled = false; };\n"))
 
 
 class Term:
