@@ -83,6 +83,28 @@ bool path_is_within(const char *path, const char *dir)
 	return path[n] == '\0' || path[n] == '/';
 }
 
+size_t path_normalize(char *dst, const char *src)
+{
+	size_t n = 0;
+	for (const char *s = src; *s;) {
+		if (*s != '/') {
+			dst[n++] = *s++;
+			continue;
+		}
+		while (*s == '/')
+			s++;
+		/* A "." component is the directory it is in. */
+		if (s[0] == '.' && (s[1] == '/' || s[1] == '\0'))
+			s++;
+		else if (*s || n == 0)
+			dst[n++] = '/';
+	}
+	if (n == 0 && src[0] == '/')
+		dst[n++] = '/'; /* "/.": nothing was written, src[0] is intact */
+	dst[n] = '\0';
+	return n;
+}
+
 size_t path_depth(const char *path)
 {
 	size_t depth = 0;

@@ -80,6 +80,11 @@ char *str_vprintf(const char *fmt, va_list ap) _printf_(1, 0);
 bool str_has_prefix(const char *s, const char *prefix);
 /* True when `path` equals `dir` or lies below it (component-wise). */
 bool path_is_within(const char *path, const char *dir);
+/* `src` written to `dst` with runs of '/' made one, "." components dropped
+ * and no trailing '/' ("/" stays "/"): the same place, spelt one way, so that
+ * two spellings compare equal. ".." is kept (it is not lexical across a
+ * symlink). dst holds strlen(src) + 1 bytes and may be src; the length. */
+size_t path_normalize(char *dst, const char *src);
 /* Number of '/'-separated components, for ordering mounts parent-first. */
 size_t path_depth(const char *path);
 

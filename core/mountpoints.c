@@ -16,25 +16,92 @@ static bool host_bind(const struct plan_entry *e)
 	       e->type == ASB_ENTRY_DEVICE;
 }
 
-/* The last entry before `before` whose place lies strictly above `dest`:
- * the one that decides what is at dest's parent when dest is mounted. */
-static const struct plan_entry *covering(const struct plan *plan, size_t before, const char *dest)
+static int slot_cmp(const void *a, const void *b)
 {
-	for (size_t j = before; j-- > 0;) {
-		const struct plan_entry *c = &plan->entries[j];
-		if (strcmp(c->dest, dest) != 0 && path_is_within(dest, c->dest))
-			return c;
+	const struct mountpoints_slot *x = a, *y = b;
+	int r = strcmp(x->dest, y->dest);
+	return r ? r : (x->i > y->i) - (x->i < y->i);
+}
+
+int mountpoints_index_build(const struct plan *plan, struct mountpoints_index *ix)
+{
+	size_t n = plan->n_entries, size = 0;
+	for (size_t i = 0; i < n; i++)
+		size += strlen(plan->entries[i].dest) + 1;
+	_cleanup_free_ char *buf = malloc(size ? size : 1);
+	_cleanup_free_ const char **dest = calloc(n ? n : 1, sizeof(*dest));
+	_cleanup_free_ struct mountpoints_slot *slots = calloc(n ? n : 1, sizeof(*slots));
+	if (!buf || !dest || !slots)
+		return -ENOMEM;
+	char *w = buf;
+	for (size_t i = 0; i < n; i++) {
+		dest[i] = w;
+		w += path_normalize(w, plan->entries[i].dest) + 1;
+		slots[i] = (struct mountpoints_slot){dest[i], i};
 	}
-	return NULL;
+	qsort(slots, n, sizeof(*slots), slot_cmp);
+	*ix = (struct mountpoints_index){TAKE_PTR(buf), TAKE_PTR(dest), TAKE_PTR(slots), n};
+	return 0;
+}
+
+void mountpoints_index_free(struct mountpoints_index *ix)
+{
+	free(ix->buf);
+	free(ix->dest);
+	free(ix->slots);
+	*ix = (struct mountpoints_index){0};
+}
+
+/* The last entry before `before` whose place is key[0..len): the slot just
+ * before the first one not below (key, before) in the sorted order. */
+static size_t last_at(const struct mountpoints_index *ix, const char *key, size_t len,
+                      size_t before)
+{
+	size_t lo = 0, hi = ix->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		const struct mountpoints_slot *s = &ix->slots[mid];
+		int r = strncmp(s->dest, key, len);
+		if (r == 0)
+			r = s->dest[len] != '\0' ? 1 : s->i < before ? -1 : 1;
+		if (r < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == 0)
+		return MOUNTPOINTS_NONE;
+	const struct mountpoints_slot *s = &ix->slots[lo - 1];
+	return strncmp(s->dest, key, len) == 0 && s->dest[len] == '\0' ? s->i : MOUNTPOINTS_NONE;
+}
+
+size_t mountpoints_covering(const struct mountpoints_index *ix, size_t before, const char *dest)
+{
+	size_t best = MOUNTPOINTS_NONE;
+	/* Each strict ancestor, deepest first, down to "/". */
+	for (size_t len = strlen(dest); len > 1;) {
+		while (len > 0 && dest[len - 1] != '/')
+			len--;
+		if (len == 0)
+			break; /* not absolute */
+		if (len > 1)
+			len--; /* "/a/" is looked up as "/a"; "/" stays */
+		size_t c = last_at(ix, dest, len, before);
+		if (c != MOUNTPOINTS_NONE && (best == MOUNTPOINTS_NONE || c > best))
+			best = c;
+	}
+	return best;
 }
 
 /* Where `dest` falls in the host directory `cover` binds, and whether it
  * exists there or could be made by this user (the deepest existing
  * ancestor writable). 0, or -errno why it cannot. */
-static int mount_point_on_host(const struct plan_entry *cover, const char *dest, char *out,
-                               size_t out_len)
+static int mount_point_on_host(const struct plan_entry *cover, const char *cover_dest,
+                               const char *dest, char *out, size_t out_len)
 {
-	const char *rest = dest + (strcmp(cover->dest, "/") == 0 ? 0 : strlen(cover->dest));
+	/* Both normalised: cover_dest is a strict ancestor of dest, so what
+	 * follows it in dest is a '/' and the rest of dest. */
+	const char *rest = dest + (strcmp(cover_dest, "/") == 0 ? 0 : strlen(cover_dest));
 	if (snprintf(out, out_len, "%s%s",
 	             strcmp(cover->host_path, "/") == 0 ? "" : cover->host_path,
 	             rest) >= (int)out_len)
@@ -76,30 +143,46 @@ static int refuse(const struct policy *p, const struct plan_entry *cover, const 
 	return -EINVAL;
 }
 
-int mountpoints_check(const struct plan *plan, const struct policy *p)
+static int check(const struct plan *plan, const struct policy *p,
+                 const struct mountpoints_index *ix)
 {
 	char host[PATH_MAX];
 	for (size_t i = 0; i < plan->n_entries; i++) {
 		const struct plan_entry *e = &plan->entries[i];
-		const struct plan_entry *c = covering(plan, i, e->dest);
-		if (c && c->type == ASB_ENTRY_PROC) {
+		size_t ci = mountpoints_covering(ix, i, ix->dest[i]);
+		if (ci == MOUNTPOINTS_NONE)
+			continue;
+		const struct plan_entry *c = &plan->entries[ci];
+		if (c->type == ASB_ENTRY_PROC) {
 			err_set("%s: %s is inside the sandbox's /proc, where nothing new can be "
 			        "placed: choose another place",
 			        e->origin, e->dest);
 			return -EINVAL;
 		}
-		if (!c || !host_bind(c))
+		if (!host_bind(c))
 			continue;
-		int r = mount_point_on_host(c, e->dest, host, sizeof(host));
+		int r = mount_point_on_host(c, ix->dest[ci], ix->dest[i], host, sizeof(host));
 		if (r < 0)
 			return refuse(p, c, e->dest, e->origin, host, r);
 	}
 	/* The backend makes PATH's directory last (plugin.h, ASB_BIN_DIR). */
-	const struct plan_entry *c = covering(plan, plan->n_entries, PLAN_RUN_DIR);
+	size_t ci = mountpoints_covering(ix, plan->n_entries, PLAN_RUN_DIR);
+	const struct plan_entry *c = ci == MOUNTPOINTS_NONE ? NULL : &plan->entries[ci];
 	if (c && host_bind(c)) {
-		int r = mount_point_on_host(c, PLAN_RUN_DIR, host, sizeof(host));
+		int r = mount_point_on_host(c, ix->dest[ci], PLAN_RUN_DIR, host, sizeof(host));
 		if (r < 0)
 			return refuse(p, c, PLAN_RUN_DIR, "the executables on PATH", host, r);
 	}
 	return 0;
+}
+
+int mountpoints_check(const struct plan *plan, const struct policy *p)
+{
+	struct mountpoints_index ix;
+	int r = mountpoints_index_build(plan, &ix);
+	if (r < 0)
+		return r;
+	r = check(plan, p, &ix);
+	mountpoints_index_free(&ix);
+	return r;
 }

@@ -1,10 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /* core/platform.h on Linux: pidfds, PR_SET_PDEATHSIG and no_new_privs,
- * O_PATH pins checked through /proc/self/fd, sealed memfds, and the kernel
- * hardening carried out by the init helper (seccomp, Landlock). The network
- * namespace helper is linux/netns.c, the open-mode engine linux/slirp.c. */
+ * O_PATH pins (reached through no symlink, or checked through
+ * /proc/self/fd), sealed memfds, and the kernel hardening carried out by the
+ * init helper (seccomp, Landlock). The network namespace helper is
+ * linux/netns.c, the open-mode engine linux/slirp.c. */
 #include "exec.h"
 #include "landlock.h"
+#include "nosymlinks.h"
 #include "platform.h"
 #include "seccomp_groups.h"
 #include "syscall_filter.h"
@@ -108,10 +110,38 @@ void platform_adopt_orphans(void)
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
+/* What the kernel reached through no symlink, by a path spelt as its
+ * canonical name is (absolute, no ".", ".." or empty component, no trailing
+ * slash), is named by that very path: no /proc readlink (a lookup and a
+ * d_path), no lstat to see that the name still leads to it. */
+static int pin_canonical(const char *path, struct stat *st)
+{
+	char norm[PATH_MAX];
+	size_t len = strlen(path);
+	if (path[0] != '/' || len >= sizeof(norm) || path_normalize(norm, path) != len ||
+	    strstr(path, "/../") || (len >= 3 && strcmp(path + len - 3, "/..") == 0))
+		return -EINVAL;
+	_cleanup_close_ int fd = open_nosymlinks(AT_FDCWD, path, 0);
+	if (fd < 0)
+		return fd;
+	if (fstat(fd, st) < 0)
+		return -errno;
+	return TAKE_FD(fd);
+}
+
 int platform_pin_path(const char *path, char *real, struct stat *st, int *out)
 {
-	/* The kernel resolves the path once, and the pinned object's own name is
-	 * its canonical path: no realpath() (a readlink per component), and no
+	int pinned = pin_canonical(path, st);
+	if (pinned >= 0) {
+		memcpy(real, path, strlen(path) + 1);
+		*out = pinned;
+		return 0;
+	}
+	if (pinned == -ENOENT)
+		return pinned; /* missing before any symlink: so it is for open() too */
+	/* A symlink on the way, another spelling, or no openat2: the kernel
+	 * resolves the path once, and the pinned object's own name is its
+	 * canonical path: no realpath() (a readlink per component), and no
 	 * window between what was resolved and what was opened. */
 	_cleanup_close_ int fd = open(path, O_PATH | O_CLOEXEC);
 	if (fd < 0)

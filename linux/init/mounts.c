@@ -32,6 +32,8 @@
  * Every failure is fatal; nothing is skipped. */
 #include "mounts.h"
 
+#include "../nosymlinks.h"
+
 #include <agentsandbox/plugin.h>
 
 #include <errno.h>
@@ -57,26 +59,16 @@
 #ifndef SYS_move_mount
 #define SYS_move_mount 429
 #endif
-#ifndef SYS_openat2
-#define SYS_openat2 437
-#endif
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
 #endif
-#define OPEN_TREE_CLONE_       1u
-#define AT_RECURSIVE_          0x8000
-#define MOVE_MOUNT_F_EMPTY_    0x4u
-#define MOVE_MOUNT_T_EMPTY_    0x40u
-#define MOUNT_ATTR_RDONLY_     0x1ull
-#define MOUNT_ATTR_NOSUID_     0x2ull
-#define MOUNT_ATTR_NODEV_      0x4ull
-#define RESOLVE_NO_MAGICLINKS_ 0x02ull
-#define RESOLVE_NO_SYMLINKS_   0x04ull
-#define RESOLVE_BENEATH_       0x08ull
-
-struct open_how_ {
-	uint64_t flags, mode, resolve;
-};
+#define OPEN_TREE_CLONE_    1u
+#define AT_RECURSIVE_       0x8000
+#define MOVE_MOUNT_F_EMPTY_ 0x4u
+#define MOVE_MOUNT_T_EMPTY_ 0x40u
+#define MOUNT_ATTR_RDONLY_  0x1ull
+#define MOUNT_ATTR_NOSUID_  0x2ull
+#define MOUNT_ATTR_NODEV_   0x4ull
 
 struct mount_attr_ {
 	uint64_t attr_set, attr_clr, propagation, userns_fd;
@@ -305,28 +297,15 @@ static int walk_nofollow(int dirfd, const char *path)
  * no symlink followed. */
 static int resolve(const char *path)
 {
-	struct open_how_ how = {.flags = O_PATH | O_CLOEXEC,
-	                        .resolve = RESOLVE_NO_SYMLINKS_ | RESOLVE_NO_MAGICLINKS_};
-	long fd = syscall(SYS_openat2, AT_FDCWD, path, &how, sizeof(how));
-	if (fd >= 0)
-		return (int)fd;
-	if (errno != ENOSYS)
-		return -errno;
-	return walk_nofollow(AT_FDCWD, path);
+	int fd = open_nosymlinks(AT_FDCWD, path, 0);
+	return fd == -ENOSYS ? walk_nofollow(AT_FDCWD, path) : fd;
 }
 
 /* As resolve(), for the relative path rel beneath the directory dirfd. */
 static int resolve_beneath(int dirfd, const char *rel)
 {
-	struct open_how_ how = {.flags = O_PATH | O_CLOEXEC,
-	                        .resolve = RESOLVE_BENEATH_ | RESOLVE_NO_SYMLINKS_ |
-	                                   RESOLVE_NO_MAGICLINKS_};
-	long fd = syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
-	if (fd >= 0)
-		return (int)fd;
-	if (errno != ENOSYS)
-		return -errno;
-	return walk_nofollow(dirfd, rel);
+	int fd = open_nosymlinks(dirfd, rel, RESOLVE_BENEATH_);
+	return fd == -ENOSYS ? walk_nofollow(dirfd, rel) : fd;
 }
 
 /* As resolve(), making what is missing as bubblewrap does for its mount

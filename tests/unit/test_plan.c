@@ -153,6 +153,51 @@ static void test_paths(void **state)
 	plan_free(&plan);
 }
 
+/* Whatever the spelling, a pinned path is named by its canonical path and
+ * pins that very object: a path already canonical and free of symlinks as
+ * given (platform_pin_path reads no /proc link then), any other through
+ * what the kernel resolved. */
+static void test_pin_spellings(void **state)
+{
+	(void)state;
+	char dir[512], sub[600], link[512], flink[600], spelt[700];
+	snprintf(dir, sizeof(dir), "%s/pins", tmp);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	snprintf(link, sizeof(link), "%s/pins-link", tmp);
+	snprintf(flink, sizeof(flink), "%s/file-link", dir);
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	assert_int_equal(symlink(dir, link), 0);
+	assert_int_equal(symlink("sub", flink), 0);
+	char real_sub[PATH_MAX];
+	assert_non_null(realpath(sub, real_sub));
+	struct stat want;
+	assert_int_equal(stat(sub, &want), 0);
+	const char *const forms[] = {"/sub", "//sub", "/./sub/", "/sub/../sub", "/file-link"};
+	for (size_t i = 0; i < ARRAY_SIZE(forms) * 2; i++) {
+		/* Each form from the directory, then through the symlink to it. */
+		snprintf(spelt, sizeof(spelt), "%s%s", i % 2 ? link : dir, forms[i / 2]);
+		struct plan plan = {0};
+		assert_int_equal(plan_path(&plan, ASB_ENTRY_READ, spelt, NULL, 0, "t"), 0);
+		assert_string_equal(plan.entries[0].host_path, real_sub);
+		assert_string_equal(plan.entries[0].dest, spelt);
+		struct stat st;
+		assert_int_equal(fstat(plan.entries[0].fd, &st), 0);
+		assert_true(st.st_dev == want.st_dev && st.st_ino == want.st_ino);
+		plan_free(&plan);
+	}
+	/* Missing, before or after a symlink, or a dangling one. */
+	struct plan plan = {0};
+	snprintf(spelt, sizeof(spelt), "%s/missing", link);
+	assert_int_equal(plan_path(&plan, ASB_ENTRY_READ, spelt, NULL, 0, "t"), -ENOENT);
+	snprintf(spelt, sizeof(spelt), "%s/missing/sub", dir);
+	assert_int_equal(plan_path(&plan, ASB_ENTRY_READ, spelt, NULL, 0, "t"), -ENOENT);
+	snprintf(spelt, sizeof(spelt), "%s/dangling", dir);
+	assert_int_equal(symlink("nowhere", spelt), 0);
+	assert_int_equal(plan_path(&plan, ASB_ENTRY_READ, spelt, NULL, 0, "t"), -ENOENT);
+	assert_int_equal(plan.n_entries, 0);
+}
+
 static const char *path_only(const char *name, void *ud)
 {
 	(void)ud;
@@ -404,10 +449,11 @@ static void test_sessions(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_env),          cmocka_unit_test(test_parent_first),
-	    cmocka_unit_test(test_execs),        cmocka_unit_test(test_paths),
-	    cmocka_unit_test(test_common_tools), cmocka_unit_test(test_loader),
-	    cmocka_unit_test(test_bwrap_render), cmocka_unit_test(test_sessions),
+	    cmocka_unit_test(test_env),           cmocka_unit_test(test_parent_first),
+	    cmocka_unit_test(test_execs),         cmocka_unit_test(test_paths),
+	    cmocka_unit_test(test_pin_spellings), cmocka_unit_test(test_common_tools),
+	    cmocka_unit_test(test_loader),        cmocka_unit_test(test_bwrap_render),
+	    cmocka_unit_test(test_sessions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
