@@ -34,7 +34,7 @@ ok $(grep -q "config: $XDG_CONFIG_HOME/agentsandbox/myagent.cfg" "$(sessions | t
 show=$(asb myagent --show-config 2>&1)
 ok $(grep -q "myagent.cfg" <<<"$show"; echo $?) "agents: --show-config names it"
 check_fails "agents: -c and an agent name together are refused" -- asb myagent -c "$XDG_CONFIG_HOME/agentsandbox/myagent.cfg" -- x
-out=$(asb bash -c 'echo plain-command' 2>&1)
+out=$(asb --no-network bash -c 'echo plain-command' 2>&1)
 ok $([ "$out" = plain-command ]; echo $?) "agents: a word without AGENT.cfg is still the command ($out)"
 out=$(asb demo 2>&1 | head -1)
 ok $([ "$out" = "--- inside agentsandbox ---" ]; echo $?) "agents: the examples are the fallback (demo.cfg) ($out)"
