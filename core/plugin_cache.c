@@ -197,10 +197,11 @@ static int take_str(struct cursor *c, const char **out)
 		return 0;
 	}
 	uint64_t len = 0;
+	const char *digits = c->p;
 	for (; c->p < c->end && *c->p >= '0' && *c->p <= '9'; c->p++)
 		if ((len = len * 10 + (uint64_t)(*c->p - '0')) > FILE_MAX)
 			return -EINVAL;
-	if (c->p >= c->end || *c->p != ':' || len >= (uint64_t)(c->end - c->p))
+	if (c->p == digits || c->p >= c->end || *c->p != ':' || len >= (uint64_t)(c->end - c->p))
 		return -EINVAL;
 	char *s = ++c->p;
 	if (memchr(s, '\0', (size_t)len))
