@@ -83,6 +83,21 @@ ok $([ $rc -eq 125 ] && [[ $out == *gitconfig.so*'does not declare what its reco
 ok $([ ! -e "$CACHE" ]; echo $?) "and the records are removed"
 run --allow-git -- -c true
 ok $? "the next launch reads every plugin afresh and runs"
+# A hostile agent whose workspace holds the state root cannot rewrite the
+# records: the state root is read-only inside (core/selfconfig.h).
+SW=$TEST_TMP/ws-state
+mkdir -p "$SW"
+(
+    export XDG_STATE_HOME=$SW/state
+    cd "$SW" || exit 1
+    run -- -c true && run -- -c true
+    rec=$SW/state/agentsandbox/.plugin-cache
+    before=$(sha256sum "$rec" 2>/dev/null)
+    out=$(run -- -c "echo forged > '$rec' && echo WROTE; rm -f '$rec' && echo REMOVED; mv '$SW/state' '$SW/s2' && echo MOVED" 2>/dev/null)
+    [ -n "$before" ] && [ "$before" = "$(sha256sum "$rec" 2>/dev/null)" ] &&
+        [[ $out != *WROTE* && $out != *REMOVED* && $out != *MOVED* ]]
+)
+ok $? "an agent whose workspace holds the state root cannot change the records"
 none_left "$P/" || ok 1 "no launcher left"
 
 done_testing
