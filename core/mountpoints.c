@@ -97,7 +97,8 @@ size_t mountpoints_covering(const struct mountpoints_index *ix, size_t before, c
  * exists there or could be made by this user (the deepest existing
  * ancestor writable). 0, or -errno why it cannot. */
 static int mount_point_on_host(const struct plan_entry *cover, const char *cover_dest,
-                               const char *dest, char *out, size_t out_len)
+                               const char *dest, const struct plan_entry *e, char *out,
+                               size_t out_len)
 {
 	/* Both normalised: cover_dest is a strict ancestor of dest, so what
 	 * follows it in dest is a '/' and the rest of dest. */
@@ -106,6 +107,11 @@ static int mount_point_on_host(const struct plan_entry *cover, const char *cover
 	             strcmp(cover->host_path, "/") == 0 ? "" : cover->host_path,
 	             rest) >= (int)out_len)
 		return -ENAMETOOLONG;
+	/* A bind of the very object there, pinned by this plan a moment ago
+	 * under that name: its mount point exists (git protection pins
+	 * hundreds, each one stat fewer). */
+	if (e && host_bind(e) && e->fd >= 0 && e->host_path && strcmp(e->host_path, out) == 0)
+		return 0;
 	struct stat st;
 	if (lstat(out, &st) == 0)
 		return 0;
@@ -161,7 +167,7 @@ static int check(const struct plan *plan, const struct policy *p,
 		}
 		if (!host_bind(c))
 			continue;
-		int r = mount_point_on_host(c, ix->dest[ci], ix->dest[i], host, sizeof(host));
+		int r = mount_point_on_host(c, ix->dest[ci], ix->dest[i], e, host, sizeof(host));
 		if (r < 0)
 			return refuse(p, c, e->dest, e->origin, host, r);
 	}
@@ -169,7 +175,8 @@ static int check(const struct plan *plan, const struct policy *p,
 	size_t ci = mountpoints_covering(ix, plan->n_entries, PLAN_RUN_DIR);
 	const struct plan_entry *c = ci == MOUNTPOINTS_NONE ? NULL : &plan->entries[ci];
 	if (c && host_bind(c)) {
-		int r = mount_point_on_host(c, ix->dest[ci], PLAN_RUN_DIR, host, sizeof(host));
+		int r =
+		    mount_point_on_host(c, ix->dest[ci], PLAN_RUN_DIR, NULL, host, sizeof(host));
 		if (r < 0)
 			return refuse(p, c, PLAN_RUN_DIR, "the executables on PATH", host, r);
 	}
