@@ -59,47 +59,53 @@ static bool overlap(const char *a, const char *b)
 }
 
 /* The plan's destinations indexed once, so that what lies at, above or
- * below an entry is found by looking up its own ancestors, not by
- * comparing it with every other entry (git protection of many
- * repositories: hundreds of entries). Spelt as the plan spells them, as
- * path_is_within reads them (so the decisions are those of a pairwise
- * scan, for any spelling): path_is_within(p, d) holds exactly when d,
- * without its trailing slashes, is one of p's places:
+ * below an entry is found by walking up from it, not by comparing it with
+ * every other entry (git protection of many repositories: hundreds of
+ * entries). Spelt as the plan spells them, as path_is_within reads them
+ * (so the decisions are those of a pairwise scan, for any spelling):
+ * path_is_within(p, d) holds exactly when d without its trailing slashes
+ * is one of p's places,
  *
  *   p cut before any '/' of it or at its end (for "/a/b": "", "/a",
  *   "/a/b"), and "/" when p is absolute.
  *
- * The keys are the entries' destinations without trailing slashes, sorted
- * and distinct; each entry has its key, its places that are keys, and its
- * spelling's class (same key, same length: the same string). */
+ * The keys are the entries' destinations without trailing slashes. Sorted
+ * with '/' before every other character, the keys a key is a place of
+ * follow it, together; so one pass with a stack gives each key its
+ * nearest place among the keys, and its places are that chain. */
 struct dest_key {
 	const char *s;
 	uint32_t len, full, i;
 };
 
 struct dest_index {
-	uint32_t *key;    /* per entry: its key */
-	uint32_t *same;   /* per entry: its spelling's class */
-	uint32_t *places; /* per entry, from place_at[i] to place_at[i + 1]: its places */
-	uint32_t *place_at;
+	uint32_t *key;         /* per entry: its key */
+	uint32_t *same;        /* per entry: its spelling (same key, same length) */
+	uint32_t *up;          /* per key: its nearest place among the keys, or NO_ENTRY */
 	struct dest_key *keys; /* sorted; the first n_keys distinct */
 	uint32_t n_keys, n_same;
 };
+
+#define NO_ENTRY UINT32_MAX
 
 static void dest_index_free(struct dest_index *ix)
 {
 	free(ix->key);
 	free(ix->same);
-	free(ix->places);
-	free(ix->place_at);
+	free(ix->up);
 	free(ix->keys);
 	*ix = (struct dest_index){0};
 }
 
 static int key_cmp(const char *a, uint32_t alen, const char *b, uint32_t blen)
 {
-	int r = memcmp(a, b, alen < blen ? alen : blen);
-	return r ? r : (alen > blen) - (alen < blen);
+	for (uint32_t j = 0; j < alen && j < blen; j++)
+		if (a[j] != b[j]) {
+			int x = a[j] == '/' ? 0 : (unsigned char)a[j] + 1;
+			int y = b[j] == '/' ? 0 : (unsigned char)b[j] + 1;
+			return x - y;
+		}
+	return (alen > blen) - (alen < blen);
 }
 
 static int dest_key_cmp(const void *pa, const void *pb)
@@ -109,38 +115,23 @@ static int dest_key_cmp(const void *pa, const void *pb)
 	return r ? r : (a->full > b->full) - (a->full < b->full);
 }
 
-#define NO_ENTRY UINT32_MAX
-
-static uint32_t key_find(const struct dest_index *ix, const char *s, uint32_t len)
+/* Whether key d is one of key p's places. */
+static bool is_place(const struct dest_key *p, const struct dest_key *d)
 {
-	uint32_t lo = 0, hi = ix->n_keys;
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-		int r = key_cmp(ix->keys[mid].s, ix->keys[mid].len, s, len);
-		if (r == 0)
-			return mid;
-		if (r < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NO_ENTRY;
+	if (d->len == 1 && d->s[0] == '/')
+		return p->len > 0 && p->s[0] == '/';
+	return d->len <= p->len && memcmp(p->s, d->s, d->len) == 0 &&
+	       (d->len == p->len || p->s[d->len] == '/');
 }
 
 static int dest_index_build(const struct asb_entry *es, uint32_t n, struct dest_index *ix)
 {
-	size_t n_places = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		n_places += 2;
-		for (const char *c = es[i].dest; *c; c++)
-			n_places += *c == '/';
-	}
 	ix->key = calloc(n, sizeof(*ix->key));
 	ix->same = calloc(n, sizeof(*ix->same));
-	ix->place_at = calloc((size_t)n + 1, sizeof(*ix->place_at));
-	ix->places = calloc(n_places, sizeof(*ix->places));
+	ix->up = calloc(n, sizeof(*ix->up));
 	ix->keys = calloc(n, sizeof(*ix->keys));
-	if (!ix->key || !ix->same || !ix->place_at || !ix->places || !ix->keys)
+	_cleanup_free_ uint32_t *stack = calloc(n, sizeof(*stack));
+	if (!ix->key || !ix->same || !ix->up || !ix->keys || !stack)
 		return -ENOMEM;
 	for (uint32_t i = 0; i < n; i++) {
 		size_t full = strlen(es[i].dest), len = full;
@@ -166,28 +157,14 @@ static int dest_index_build(const struct asb_entry *es, uint32_t n, struct dest_
 	for (uint32_t j = 0, w = 0; j < n; j++)
 		if (ix->key[ix->keys[j].i] == w)
 			ix->keys[w++] = ix->keys[j];
-	size_t w = 0;
-	for (uint32_t i = 0; i < n; i++) {
-		const char *d = es[i].dest;
-		ix->place_at[i] = (uint32_t)w;
-		for (uint32_t len = 0;; len++) {
-			if (d[len] == '/' || d[len] == '\0') {
-				uint32_t f = key_find(ix, d, len);
-				if (f != NO_ENTRY)
-					ix->places[w++] = f;
-			}
-			if (d[len] == '\0')
-				break;
-		}
-		/* "/" lies above every absolute path; a place already when the
-		 * path is "/" or starts "//". */
-		if (d[0] == '/' && d[1] != '/' && d[1] != '\0') {
-			uint32_t f = key_find(ix, "/", 1);
-			if (f != NO_ENTRY)
-				ix->places[w++] = f;
-		}
+	/* The stack: the chain of places of the key before. */
+	uint32_t depth = 0;
+	for (uint32_t j = 0; j < ix->n_keys; j++) {
+		while (depth && !is_place(&ix->keys[j], &ix->keys[stack[depth - 1]]))
+			depth--;
+		ix->up[j] = depth ? stack[depth - 1] : NO_ENTRY;
+		stack[depth++] = j;
 	}
-	ix->place_at[n] = (uint32_t)w;
 	return 0;
 }
 
@@ -213,15 +190,15 @@ static int earlier_scan(const struct dest_index *ix, uint32_t n, struct earlier 
 		last[k] = NO_ENTRY;
 	for (uint32_t i = 0; i < n; i++) {
 		uint32_t above = NO_ENTRY, k = ix->key[i];
-		for (uint32_t p = ix->place_at[i]; p < ix->place_at[i + 1]; p++) {
-			uint32_t l = last[ix->places[p]];
+		for (uint32_t p = k; p != NO_ENTRY; p = ix->up[p]) {
+			uint32_t l = last[p];
 			if (l != NO_ENTRY && (above == NO_ENTRY || l > above))
 				above = l;
 		}
 		out[i] = (struct earlier){above, in[k] > 0, in[k] > same[ix->same[i]]};
 		last[k] = i;
-		for (uint32_t p = ix->place_at[i]; p < ix->place_at[i + 1]; p++)
-			in[ix->places[p]]++;
+		for (uint32_t p = k; p != NO_ENTRY; p = ix->up[p])
+			in[p]++;
 		same[ix->same[i]]++;
 	}
 	return 0;
@@ -384,8 +361,8 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps
 		     ok = candidate(es, i, &before[i]) ||
 		          (staged = staged_candidate(&es[i], &before[i], &host_st[i]));
 		/* Below a kept one (at one of its places), or above it. */
-		for (uint32_t p = ix.place_at[i]; ok && p < ix.place_at[i + 1]; p++)
-			ok = kept_at[ix.places[p]] == 0;
+		for (uint32_t p = ix.key[i]; ok && p != NO_ENTRY; p = ix.up[p])
+			ok = kept_at[p] == 0;
 		ok = ok && kept_in[ix.key[i]] == 0;
 		if (ok) {
 			del[i] = staged ? INIT_MOUNT_STAGED : INIT_MOUNT_SELF;
@@ -393,8 +370,8 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps
 			n_staged += staged;
 		} else {
 			kept_at[ix.key[i]]++;
-			for (uint32_t p = ix.place_at[i]; p < ix.place_at[i + 1]; p++)
-				kept_in[ix.places[p]]++;
+			for (uint32_t p = ix.key[i]; p != NO_ENTRY; p = ix.up[p])
+				kept_in[p]++;
 		}
 	}
 	if (n_del == 0 || (strcmp(mode, "auto") == 0 && n_del < MIN_MOUNTS))
