@@ -58,6 +58,152 @@ static bool overlap(const char *a, const char *b)
 	return path_is_within(a, b) || path_is_within(b, a);
 }
 
+/* The plan's destinations indexed once, so that what lies at, above or
+ * below an entry is found by walking up from it, not by comparing it with
+ * every other entry (git protection of many repositories: hundreds of
+ * entries). Spelt as the plan spells them, as path_is_within reads them
+ * (so the decisions are those of a pairwise scan, for any spelling):
+ * path_is_within(p, d) holds exactly when d without its trailing slashes
+ * is one of p's places,
+ *
+ *   p cut before any '/' of it or at its end (for "/a/b": "", "/a",
+ *   "/a/b"), and "/" when p is absolute.
+ *
+ * The keys are the entries' destinations without trailing slashes. Sorted
+ * with '/' before every other character, the keys a key is a place of
+ * follow it, together; so one pass with a stack gives each key its
+ * nearest place among the keys, and its places are that chain. */
+struct dest_key {
+	const char *s;
+	uint32_t len, full, i;
+};
+
+struct dest_index {
+	uint32_t *key;         /* per entry: its key */
+	uint32_t *same;        /* per entry: its spelling (same key, same length) */
+	uint32_t *up;          /* per key: its nearest place among the keys, or NO_ENTRY */
+	struct dest_key *keys; /* sorted; the first n_keys distinct */
+	uint32_t n_keys, n_same;
+};
+
+#define NO_ENTRY UINT32_MAX
+
+static void dest_index_free(struct dest_index *ix)
+{
+	free(ix->key);
+	free(ix->same);
+	free(ix->up);
+	free(ix->keys);
+	*ix = (struct dest_index){0};
+}
+
+static int key_cmp(const char *a, uint32_t alen, const char *b, uint32_t blen)
+{
+	for (uint32_t j = 0; j < alen && j < blen; j++)
+		if (a[j] != b[j]) {
+			int x = a[j] == '/' ? 0 : (unsigned char)a[j] + 1;
+			int y = b[j] == '/' ? 0 : (unsigned char)b[j] + 1;
+			return x - y;
+		}
+	return (alen > blen) - (alen < blen);
+}
+
+static int dest_key_cmp(const void *pa, const void *pb)
+{
+	const struct dest_key *a = pa, *b = pb;
+	int r = key_cmp(a->s, a->len, b->s, b->len);
+	return r ? r : (a->full > b->full) - (a->full < b->full);
+}
+
+/* Whether key d is one of key p's places. */
+static bool is_place(const struct dest_key *p, const struct dest_key *d)
+{
+	if (d->len == 1 && d->s[0] == '/')
+		return p->len > 0 && p->s[0] == '/';
+	return d->len <= p->len && memcmp(p->s, d->s, d->len) == 0 &&
+	       (d->len == p->len || p->s[d->len] == '/');
+}
+
+static int dest_index_build(const struct asb_entry *es, uint32_t n, struct dest_index *ix)
+{
+	ix->key = calloc(n, sizeof(*ix->key));
+	ix->same = calloc(n, sizeof(*ix->same));
+	ix->up = calloc(n, sizeof(*ix->up));
+	ix->keys = calloc(n, sizeof(*ix->keys));
+	_cleanup_free_ uint32_t *stack = calloc(n, sizeof(*stack));
+	if (!ix->key || !ix->same || !ix->up || !ix->keys || !stack)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < n; i++) {
+		size_t full = strlen(es[i].dest), len = full;
+		while (len > 1 && es[i].dest[len - 1] == '/')
+			len--;
+		if (full >= UINT32_MAX)
+			return -ENAMETOOLONG;
+		ix->keys[i] = (struct dest_key){es[i].dest, (uint32_t)len, (uint32_t)full, i};
+	}
+	qsort(ix->keys, n, sizeof(*ix->keys), dest_key_cmp);
+	uint32_t k = 0, same = 0;
+	for (uint32_t j = 0; j < n; j++) {
+		const struct dest_key *d = &ix->keys[j], *prev = j ? &ix->keys[j - 1] : NULL;
+		bool new_key = !prev || key_cmp(prev->s, prev->len, d->s, d->len) != 0;
+		same += j && (new_key || prev->full != d->full);
+		k += j && new_key;
+		ix->key[d->i] = k;
+		ix->same[d->i] = same;
+	}
+	ix->n_keys = n ? k + 1 : 0;
+	ix->n_same = n ? same + 1 : 0;
+	/* The distinct keys first, in order: each at its first slot. */
+	for (uint32_t j = 0, w = 0; j < n; j++)
+		if (ix->key[ix->keys[j].i] == w)
+			ix->keys[w++] = ix->keys[j];
+	/* The stack: the chain of places of the key before. */
+	uint32_t depth = 0;
+	for (uint32_t j = 0; j < ix->n_keys; j++) {
+		while (depth && !is_place(&ix->keys[j], &ix->keys[stack[depth - 1]]))
+			depth--;
+		ix->up[j] = depth ? stack[depth - 1] : NO_ENTRY;
+		stack[depth++] = j;
+	}
+	return 0;
+}
+
+/* Per entry, what the entries before it are at its place: the last one at
+ * or above it, whether any is at or below it, and whether any at or below
+ * it is spelt otherwise (a mount bubblewrap's bind of the host's path would
+ * not have). */
+struct earlier {
+	uint32_t above; /* or NO_ENTRY */
+	bool below, below_other;
+};
+
+static int earlier_scan(const struct dest_index *ix, uint32_t n, struct earlier *out)
+{
+	/* Per key: the last entry there so far, and how many so far lie in
+	 * it; per spelling, how many so far are spelt so. */
+	_cleanup_free_ uint32_t *last = malloc((size_t)ix->n_keys * sizeof(*last));
+	_cleanup_free_ uint32_t *in = calloc(ix->n_keys, sizeof(*in));
+	_cleanup_free_ uint32_t *same = calloc(ix->n_same, sizeof(*same));
+	if (!last || !in || !same)
+		return -ENOMEM;
+	for (uint32_t k = 0; k < ix->n_keys; k++)
+		last[k] = NO_ENTRY;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t above = NO_ENTRY, k = ix->key[i];
+		for (uint32_t p = k; p != NO_ENTRY; p = ix->up[p]) {
+			uint32_t l = last[p];
+			if (l != NO_ENTRY && (above == NO_ENTRY || l > above))
+				above = l;
+		}
+		out[i] = (struct earlier){above, in[k] > 0, in[k] > same[ix->same[i]]};
+		last[k] = i;
+		for (uint32_t p = k; p != NO_ENTRY; p = ix->up[p])
+			in[p]++;
+		same[ix->same[i]]++;
+	}
+	return 0;
+}
+
 static bool kind_ok(const struct asb_entry *e)
 {
 	switch (e->type) {
@@ -79,15 +225,14 @@ static bool kind_ok(const struct asb_entry *e)
  * there is bubblewrap's own tmpfs, and the host's tree has none of the
  * sandbox's mounts below it). A symlink stays bubblewrap's (it follows it;
  * init follows none), as does anything not there now. */
-static bool staged_candidate(const struct asb_entry *es, uint32_t i, struct stat *st)
+static bool staged_candidate(const struct asb_entry *e, const struct earlier *before,
+                             struct stat *st)
 {
-	const struct asb_entry *e = &es[i];
 	if (e->type != ASB_ENTRY_READ || !e->host_path || strcmp(e->host_path, e->dest) != 0 ||
 	    !path_is_within(e->dest, INIT_STAGED_TOP) || strcmp(e->dest, INIT_STAGED_TOP) == 0)
 		return false;
-	for (uint32_t j = 0; j < i; j++)
-		if (overlap(e->dest, es[j].dest))
-			return false;
+	if (before->above != NO_ENTRY || before->below)
+		return false;
 	if (lstat(e->host_path, st) < 0 || !S_ISDIR(st->st_mode))
 		return false;
 	/* Pinned: the very object the launcher checked. */
@@ -96,17 +241,12 @@ static bool staged_candidate(const struct asb_entry *es, uint32_t i, struct stat
 	                     pinned.st_ino == st->st_ino);
 }
 
-static bool candidate(const struct asb_entry *es, uint32_t i)
+static bool candidate(const struct asb_entry *es, uint32_t i, const struct earlier *before)
 {
 	const struct asb_entry *e = &es[i];
 	if (!kind_ok(e) || e->dest[0] != '/' || !e->dest[1] || overlap(e->dest, ASB_RUN_DIR))
 		return false;
-	const struct asb_entry *above = NULL;
-	for (uint32_t j = i; j-- > 0;)
-		if (path_is_within(e->dest, es[j].dest)) {
-			above = &es[j];
-			break;
-		}
+	const struct asb_entry *above = before->above != NO_ENTRY ? &es[before->above] : NULL;
 	if (!above || !self_bind(above))
 		return false;
 	if (e->type != ASB_ENTRY_READ && e->type != ASB_ENTRY_WRITE)
@@ -117,10 +257,7 @@ static bool candidate(const struct asb_entry *es, uint32_t i)
 		return false;
 	/* bubblewrap binds from the host, which has none of the sandbox's
 	 * mounts below the path; a clone of the sandbox's view would. */
-	for (uint32_t j = 0; j < i; j++)
-		if (path_is_within(es[j].dest, e->dest) && strcmp(es[j].dest, e->dest) != 0)
-			return false;
-	return true;
+	return !before->below_other;
 }
 
 static const char *pick_mode(const char *mode)
@@ -197,9 +334,9 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps
 		return 0;
 	_cleanup_free_ struct asb_entry *es = calloc((size_t)n, sizeof(*es));
 	_cleanup_free_ uint8_t *del = calloc((size_t)n, 1);
-	_cleanup_free_ uint32_t *kept = calloc((size_t)n, sizeof(*kept));
+	_cleanup_free_ struct earlier *before = calloc((size_t)n, sizeof(*before));
 	_cleanup_free_ struct stat *host_st = calloc((size_t)n, sizeof(*host_st));
-	if (!es || !del || !kept || !host_st)
+	if (!es || !del || !before || !host_st)
 		return -ENOMEM;
 	for (int i = 0; i < n; i++) {
 		es[i].struct_size = sizeof(es[i]);
@@ -207,19 +344,34 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps
 		if (r < 0)
 			return r;
 	}
+	_cleanup_(dest_index_free) struct dest_index ix = {0};
+	int r = dest_index_build(es, (uint32_t)n, &ix);
+	if (r < 0 || (r = earlier_scan(&ix, (uint32_t)n, before)) < 0)
+		return r;
+	/* Per key: how many entries bubblewrap keeps are there, and how many
+	 * lie in it. */
+	_cleanup_free_ uint32_t *kept_at = calloc(ix.n_keys, sizeof(*kept_at));
+	_cleanup_free_ uint32_t *kept_in = calloc(ix.n_keys, sizeof(*kept_in));
+	if (!kept_at || !kept_in)
+		return -ENOMEM;
 	/* From the end: what bubblewrap keeps after an entry decides it. */
-	uint32_t n_kept = 0, n_del = 0, n_staged = 0;
+	uint32_t n_del = 0, n_staged = 0;
 	for (uint32_t i = (uint32_t)n; i-- > 0;) {
 		bool staged = false,
-		     ok = candidate(es, i) || (staged = staged_candidate(es, i, &host_st[i]));
-		for (uint32_t k = 0; ok && k < n_kept; k++)
-			ok = !overlap(es[i].dest, es[kept[k]].dest);
+		     ok = candidate(es, i, &before[i]) ||
+		          (staged = staged_candidate(&es[i], &before[i], &host_st[i]));
+		/* Below a kept one (at one of its places), or above it. */
+		for (uint32_t p = ix.key[i]; ok && p != NO_ENTRY; p = ix.up[p])
+			ok = kept_at[p] == 0;
+		ok = ok && kept_in[ix.key[i]] == 0;
 		if (ok) {
 			del[i] = staged ? INIT_MOUNT_STAGED : INIT_MOUNT_SELF;
 			n_del++;
 			n_staged += staged;
 		} else {
-			kept[n_kept++] = i;
+			kept_at[ix.key[i]]++;
+			for (uint32_t p = ix.key[i]; p != NO_ENTRY; p = ix.up[p])
+				kept_in[p]++;
 		}
 	}
 	if (n_del == 0 || (strcmp(mode, "auto") == 0 && n_del < MIN_MOUNTS))
@@ -229,7 +381,7 @@ int init_mounts_plan(const struct asb_host *host, struct asb_ctx *ctx, bool caps
 	size_t list_len = 0, shown_len = 0;
 	FILE *fl = open_memstream(&list, &list_len);
 	FILE *fs = open_memstream(&shown, &shown_len);
-	int r = fl && fs ? 0 : -ENOMEM;
+	r = fl && fs ? 0 : -ENOMEM;
 	if (r == 0) {
 		fputs("asb-init-mounts 1\n", fl);
 		fputs("asb-init-mounts 1\n", fs);
