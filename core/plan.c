@@ -70,9 +70,14 @@ static int push_entry(struct plan *plan, struct plan_entry *e)
 	return 0;
 }
 
+/* Absolute, with no ".." component (not even the last one: "/a/b/.."
+ * would be a mount over /a). */
 static bool valid_dest(const char *dest)
 {
-	return dest && dest[0] == '/' && !strstr(dest, "/../") && !str_has_prefix(dest, "../");
+	if (!dest || dest[0] != '/' || strstr(dest, "/../"))
+		return false;
+	size_t n = strlen(dest);
+	return !(n >= 3 && strcmp(dest + n - 3, "/..") == 0);
 }
 
 static int new_entry(struct plan_entry *e, uint32_t type, uint32_t flags, uint32_t mode,

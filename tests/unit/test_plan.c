@@ -150,6 +150,11 @@ static void test_paths(void **state)
 	                 -EINVAL);
 	assert_int_equal(plan_entry(&plan, ASB_ENTRY_FILE, 0, 0, NULL, "/a/../b", "x", 1, "t"),
 	                 -EINVAL);
+	assert_int_equal(plan_entry(&plan, ASB_ENTRY_FILE, 0, 0, NULL, "/a/b/..", "x", 1, "t"),
+	                 -EINVAL);
+	assert_int_equal(plan_entry(&plan, ASB_ENTRY_FILE, 0, 0, NULL, "/..", "x", 1, "t"),
+	                 -EINVAL);
+	assert_int_equal(plan_entry(&plan, ASB_ENTRY_FILE, 0, 0, NULL, "/a/..b", "x", 1, "t"), 0);
 	plan_free(&plan);
 }
 
