@@ -188,8 +188,6 @@ static int adopt_fd(int fd)
 	return fd;
 }
 
-/* The listener made elsewhere (in the sandbox's namespace), once it exists.
- * The launcher closing the channel instead means it gave up: nothing to do. */
 /* What the proxy writes (the log, the CA certificate), once the launcher's
  * session directory exists. */
 struct outputs {
@@ -216,9 +214,11 @@ static void write_outputs(struct outputs *o)
 	}
 }
 
-/* The listener, sent later over `via` ("L" with it); a "W" before it says
- * the session directory exists: the outputs are written then, while the
- * sandbox that will hold the listener is still being set up. */
+/* The listener made elsewhere (in the sandbox's namespace), sent over `via`
+ * once it exists ("L" with it); a "W" before it says the session directory
+ * exists: the outputs are written then, while the sandbox that will hold
+ * the listener is still being set up. The launcher closing the channel
+ * instead means it gave up: nothing to do. */
 static int receive_listener(int via, struct outputs *o)
 {
 	for (;;) {
