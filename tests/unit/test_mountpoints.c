@@ -21,22 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char tmp[256];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmp, sizeof(tmp), "/tmp/asb-unit-XXXXXX");
-	return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd);
-}
+#include "unit_tmp.h"
 
 /* A plan of ephemeral directories at these places, in this order. */
 static void plan_of(struct plan *plan, const char *const *dests, size_t n)

@@ -24,22 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char tmp[256];
-
-static int setup(void **state)
-{
-	(void)state;
-	snprintf(tmp, sizeof(tmp), "/tmp/asb-unit-XXXXXX");
-	return mkdtemp(tmp) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-	(void)state;
-	char cmd[512];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", tmp);
-	return system(cmd);
-}
+#include "unit_tmp.h"
 
 static void test_env(void **state)
 {
