@@ -205,6 +205,18 @@ kill $busy 2>/dev/null
 wait $busy 2>/dev/null
 rm -rf "$TEST_TMP/fakeproxy" ran.txt
 
+# A held sandbox is released before the launcher's own bookkeeping: in
+# launch.log the proxy listens (the wiring) before old sessions are pruned.
+for _ in $(seq 30); do
+    asb -c "$TEST_TMP/filtered.cfg" -- -c true >/dev/null 2>&1
+    grep -q "pruned [0-9]* old session" "$(sessions | tail -1)/launch.log" && break
+done
+log=$(sessions | tail -1)/launch.log
+wired=$(grep -n "the filtering proxy listens" "$log" | cut -d: -f1 | head -1)
+pruned=$(grep -n "pruned [0-9]* old session" "$log" | cut -d: -f1 | head -1)
+ok $([ -n "$wired" ] && [ -n "$pruned" ] && [ "$wired" -lt "$pruned" ]; echo $?) \
+    "the sandbox is wired before old sessions are pruned (launch.log lines $wired and $pruned)"
+
 # --- allowlist: derive, paste, and it allows exactly what was used -------------
 cat >"$TEST_TMP/all.cfg" <<CFG
 sandbox: { name = "learn"; command = "bash"; packages = [ "curl" ]; };
