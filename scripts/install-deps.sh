@@ -6,6 +6,8 @@ set -euo pipefail
 packages=(
     # build (clang + compiler-rt: the ASan/UBSan pass and the fuzzers)
     gcc clang libclang-rt-14-dev meson ninja-build pkg-config
+    # agentsandbox-init is linked statically with musl (see README, Why these libraries)
+    musl-tools
     libconfig-dev libseccomp-dev libssl-dev libev-dev uuid-dev libcmocka-dev
     # run: the sandbox, and user-mode networking for the open mode
     bubblewrap slirp4netns ca-certificates

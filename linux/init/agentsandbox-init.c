@@ -239,6 +239,14 @@ static int make_mounts(const char *num, int legacy)
 		return die("--mounts-fd: not an open descriptor", EBADF);
 	const char *what;
 	int r = init_mounts_apply((int)fd, legacy, &what);
+	/* The mounts' paths are resolved following no symbolic link: ELOOP
+	 * means one is on the way, which the C library's words for it ("Too
+	 * many levels of symbolic links", "Symbolic link loop") do not say. */
+	if (r == -ELOOP) {
+		fprintf(stderr, "%s: %s: a symbolic link on the way (init follows none)\n", self,
+		        what);
+		return 125;
+	}
 	if (r < 0)
 		return die(what, -r);
 	if ((r = init_drop_caps(&what)) < 0)

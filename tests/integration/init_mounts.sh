@@ -111,7 +111,7 @@ run_init() { # list... -> init's exit status, in a bwrap with init's capabilitie
 }
 out=$(run_init "ro $(st "$TEST_TMP/sym/other/d") $TEST_TMP/sym/link/d
 ")
-ok $(! grep -q 'ran\|MOUNTED-ELSEWHERE' <<<"$out" && grep -q 'Too many levels of symbolic links' <<<"$out"; echo $?) \
+ok $(! grep -q 'ran\|MOUNTED-ELSEWHERE' <<<"$out" && grep -q 'a symbolic link on the way' <<<"$out"; echo $?) \
     "a symlink on the way: init fails ($out)"
 out=$(run_init "rotmpfs 0555 $TEST_TMP/sym/link/d
 ")
@@ -199,7 +199,7 @@ ok $(! grep -q ran <<<"$out" && grep -q Stale <<<"$out"; echo $?) "rohost: anoth
 out=$(run_stage "stage /run/agentsandbox/.host
 rohost $(st "$TEST_TMP/sym/other/d") $TEST_TMP/sym/link/d
 ")
-ok $(! grep -q ran <<<"$out" && grep -q 'Too many levels of symbolic links' <<<"$out"; echo $?) "rohost: a symlink on the way in the stage: init fails ($out)"
+ok $(! grep -q ran <<<"$out" && grep -q 'a symbolic link on the way' <<<"$out"; echo $?) "rohost: a symlink on the way in the stage: init fails ($out)"
 out=$(run_stage "tmpfs 0755 $TEST_TMP/sym/real/t
 stage /run/agentsandbox/.host
 ")
