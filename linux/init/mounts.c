@@ -457,6 +457,13 @@ static int bind_self(const struct record *r, bool legacy)
 struct staging {
 	int fd; /* its root, or -1 */
 	unsigned next;
+	/* The last file staged (an O_PATH fd, or -1) and its record: the
+	 * next file record of the same mode and contents is bound from it.
+	 * Git protection's masks are a hundred empty read-only files; each a
+	 * file of its own cost four system calls more, and no mask can be
+	 * written through (every one is a read-only mount). */
+	int last_file;
+	const struct record *last;
 };
 
 static int stage_open(struct staging *s)
@@ -473,6 +480,10 @@ static int stage_open(struct staging *s)
 
 static int stage_close(struct staging *s)
 {
+	if (s->last_file >= 0)
+		close(s->last_file);
+	s->last_file = -1;
+	s->last = NULL;
 	if (s->fd < 0)
 		return 0;
 	char p[32];
@@ -498,12 +509,19 @@ static int stage_next(struct staging *s, const struct record *r, mode_t type, ch
 	return dest;
 }
 
+static bool same_file(const struct record *a, const struct record *b)
+{
+	return a && a->mode == b->mode && a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+}
+
 static int file(struct staging *s, const struct record *r, bool legacy)
 {
 	char name[16];
 	_autoclose_ int dest = stage_next(s, r, S_IFREG, name);
 	if (dest < 0)
 		return dest;
+	if (s->last_file >= 0 && same_file(s->last, r))
+		return bind(s->last_file, dest, r->path, true, legacy);
 	_autoclose_ int w =
 	    openat(s->fd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (w < 0)
@@ -518,9 +536,13 @@ static int file(struct staging *s, const struct record *r, bool legacy)
 	}
 	if (fchmod(w, r->mode) < 0)
 		return -errno;
-	_autoclose_ int src = openat(s->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+	int src = openat(s->fd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
 	if (src < 0)
 		return -errno;
+	if (s->last_file >= 0)
+		close(s->last_file);
+	s->last_file = src;
+	s->last = r;
 	return bind(src, dest, r->path, true, legacy);
 }
 
@@ -639,7 +661,7 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 		r = -errno;
 		goto out;
 	}
-	struct staging stage = {.fd = -1};
+	struct staging stage = {.fd = -1, .last_file = -1};
 	struct host_stage host = {.fd = -1};
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		/* A copy: the list is freed before the caller reports it. */

@@ -132,6 +132,36 @@ for bad in "ro 1 2 relative/path" "ro 1 $TEST_TMP/sym/real/d" "tmpfs 0755 $TEST_
 done
 out=$(run_init "ro $(st "$TEST_TMP/sym/real/d") $TEST_TMP/sym/real/d")
 ok $(! grep -q ran <<<"$out"; echo $?) "a record without its newline is refused"
+# File records: those of the same mode and contents are bound from one
+# staged file (git's hundred empty masks), each still its own read-only
+# mount; one that differs in contents or mode gets its own.
+mkdir -p "$TEST_TMP/sym/files"
+mkdir -p "$TEST_TMP/sym/files/sub"
+printf 'asb-init-mounts 1\nfile 0444 0 %s/a\n\nro %s %s/sub\nfile 0444 0 %s/c\n\nfile 0444 3 %s/b\n{}\n\nfile 0644 0 %s/d\n\nfile 0444 0 %s/e\n\n' \
+    "$TEST_TMP/sym/files" "$(st "$TEST_TMP/sym/files/sub")" "$TEST_TMP/sym/files" "$TEST_TMP/sym/files" \
+    "$TEST_TMP/sym/files" "$TEST_TMP/sym/files" "$TEST_TMP/sym/files" >"$TEST_TMP/list"
+out=$(bwrap --unshare-user --unshare-pid --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP \
+    --ro-bind / / --proc /proc --dev /dev --bind "$TEST_TMP/sym" "$TEST_TMP/sym" \
+    --tmpfs /run --dir /run/agentsandbox \
+    "$INIT" --mounts-fd 3 -- /bin/sh -c 'cd "$1" || exit 1
+      for f in a b c d e; do
+        printf "%s %s %s " "$f" "$(stat -c %a "$f")" "$(wc -c <"$f")"
+        grep -q " $1/$f ro,nosuid,nodev" /proc/self/mountinfo && printf "ro-mount "
+        (echo x >>"$f") 2>/dev/null && printf WROTE
+        echo
+      done
+      [ "$(cat b)" = "{}" ] && echo B-CONTENT
+      [ "$(stat -c %i a)" = "$(stat -c %i c)" ] && echo A-C-ONE-FILE
+      [ "$(stat -c %i a)" != "$(stat -c %i b)" ] && [ "$(stat -c %i c)" != "$(stat -c %i d)" ] && echo OTHERS-APART
+      echo ran' sh "$TEST_TMP/sym/files" 3<"$TEST_TMP/list" 2>&1)
+ok $(grep -qx ran <<<"$out" && grep -qx B-CONTENT <<<"$out" && ! grep -q WROTE <<<"$out" &&
+    grep -qx A-C-ONE-FILE <<<"$out" && grep -qx OTHERS-APART <<<"$out" &&
+    grep -qx 'a 444 0 ro-mount ' <<<"$out" && grep -qx 'b 444 3 ro-mount ' <<<"$out" &&
+    grep -qx 'c 444 0 ro-mount ' <<<"$out" && grep -qx 'd 644 0 ro-mount ' <<<"$out" &&
+    grep -qx 'e 444 0 ro-mount ' <<<"$out"; echo $?) \
+    "file records: each its own read-only mount of its mode and contents, alike or not: $(tr '\n' ';' <<<"$out")"
+ok $([ -z "$(cat "$TEST_TMP/sym/files/a" "$TEST_TMP/sym/files/b" "$TEST_TMP/sym/files/c")" ]; echo $?) \
+    "file records: the host's mount points are left empty"
 # The minimal plan's masks (projectfiles, at the workspace root), by
 # bubblewrap (auto) and by init (forced): each directory its own mount,
 # writable inside and apart from the others, nothing reaching the host; the
