@@ -37,7 +37,7 @@ int exec_find(const char *name, const char *search_path, bool resolve, char **ou
 			return -errno;
 		if (!resolve)
 			return (*out = strdup(name)) ? 0 : -ENOMEM;
-		if (!realpath(name, real))
+		if (!path_real(name, real))
 			return -errno;
 		return (*out = strdup(real)) ? 0 : -ENOMEM;
 	}
@@ -59,7 +59,7 @@ int exec_find(const char *name, const char *search_path, bool resolve, char **ou
 			*out = TAKE_PTR(cand);
 			return 0;
 		}
-		if (!realpath(cand, real))
+		if (!path_real(cand, real))
 			continue;
 		return (*out = strdup(real)) ? 0 : -ENOMEM;
 	}
@@ -85,7 +85,7 @@ int exec_find_system(const char *name, char **out)
 int exec_check_trusted(const char *path, char *why, size_t why_len)
 {
 	char walk[PATH_MAX];
-	if (!realpath(path, walk))
+	if (!path_real(path, walk))
 		return -errno;
 	for (;;) {
 		struct stat st;
@@ -116,7 +116,7 @@ int exec_self_dir(char *out, size_t len)
 #ifdef __APPLE__
 	char buf[PATH_MAX];
 	uint32_t size = sizeof(buf);
-	if (_NSGetExecutablePath(buf, &size) != 0 || !realpath(buf, out))
+	if (_NSGetExecutablePath(buf, &size) != 0 || !path_real(buf, out))
 		return -ENOENT;
 	(void)len;
 #else
@@ -140,7 +140,7 @@ int exec_self(char **out)
 #ifdef __APPLE__
 	char buf[PATH_MAX];
 	uint32_t size = sizeof(buf);
-	if (_NSGetExecutablePath(buf, &size) != 0 || !realpath(buf, dir))
+	if (_NSGetExecutablePath(buf, &size) != 0 || !path_real(buf, dir))
 		return -ENOENT;
 #else
 	ssize_t n = readlink("/proc/self/exe", dir, sizeof(dir) - 1);

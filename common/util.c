@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <dirent.h>
@@ -112,6 +113,34 @@ size_t path_depth(const char *path)
 		if (*p == '/' && p[1] && p[1] != '/')
 			depth++;
 	return depth;
+}
+
+char *path_real(const char *path, char *resolved)
+{
+#if defined(__linux__) && defined(O_PATH)
+	int fd = path ? open(path, O_PATH | O_CLOEXEC) : -1;
+	if (fd < 0 && path)
+		return NULL; /* open's errno is realpath's: ENOENT, EACCES, ELOOP... */
+	if (fd >= 0) {
+		char link[32], name[PATH_MAX];
+		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+		ssize_t n = readlink(link, name, sizeof(name));
+		close(fd);
+		/* Not absolute: unreachable from this root; " (deleted)": removed
+		 * since (or so named); either way realpath says. */
+		static const char deleted[] = " (deleted)";
+		size_t dl = sizeof(deleted) - 1;
+		if (n > 0 && (size_t)n < sizeof(name) && name[0] == '/' &&
+		    !((size_t)n >= dl && memcmp(name + n - dl, deleted, dl) == 0)) {
+			name[n] = '\0';
+			if (!resolved)
+				return strdup(name);
+			memcpy(resolved, name, (size_t)n + 1);
+			return resolved;
+		}
+	}
+#endif
+	return realpath(path, resolved);
 }
 
 int write_all(int fd, const void *buf, size_t len)

@@ -87,6 +87,11 @@ bool path_is_within(const char *path, const char *dir);
 size_t path_normalize(char *dst, const char *src);
 /* Number of '/'-separated components, for ordering mounts parent-first. */
 size_t path_depth(const char *path);
+/* realpath(3), same contract (resolved NULL: allocated; NULL and errno on
+ * failure), in three system calls where the kernel names an O_PATH
+ * descriptor in /proc/self/fd: glibc's realpath reads a link per component
+ * of the path. realpath itself where that name is not to be had. */
+char *path_real(const char *path, char *resolved);
 
 /* Write all of buf to fd, retrying on EINTR/short writes. */
 /* "<the directory holding session_dir>/.PLUGIN-KIND": where a plugin keeps

@@ -119,7 +119,7 @@ static int resolve_claude(struct cred_value *cv, const char *path)
 {
 	const struct netcred *d = cv->def;
 	char real[PATH_MAX];
-	if (!realpath(path, real)) {
+	if (!path_real(path, real)) {
 		err_set("%s: credential %s: cannot read %s: %s (log in with Claude Code on the "
 		        "host first, or remove the binding)",
 		        d->where, d->name, path, strerror(errno));
@@ -224,7 +224,7 @@ static int resolve_one(struct cred_value *cv, const struct policy *p)
 		while (len && strchr(" \t\r\n", cv->real[len - 1]))
 			cv->real[--len] = '\0';
 		char resolved[PATH_MAX];
-		if (realpath(path, resolved) && !(cv->value_path = strdup(resolved)))
+		if (path_real(path, resolved) && !(cv->value_path = strdup(resolved)))
 			return -ENOMEM;
 		if (!(cv->source = str_printf("file %s", path)))
 			return -ENOMEM;

@@ -195,7 +195,7 @@ static int cmp_declared(const void *a, const void *b)
 static int check_symlink_escape(const struct policy *p, const char *path, const char *what,
                                 char real[PATH_MAX])
 {
-	if (!realpath(path, real))
+	if (!path_real(path, real))
 		return -errno;
 	struct {
 		const char *root;
@@ -208,7 +208,7 @@ static int check_symlink_escape(const struct policy *p, const char *path, const 
 		if (strcmp(roots[i].root, path) == 0 || !path_is_within(path, roots[i].root))
 			continue;
 		char root_real[PATH_MAX];
-		if (!realpath(roots[i].root, root_real))
+		if (!path_real(roots[i].root, root_real))
 			continue;
 		if (!path_is_within(real, root_real)) {
 			err_set("%s: %s is a symlink to %s, outside %s where it lies; declare the "
@@ -334,7 +334,7 @@ static int add_common_tool(struct plan *plan, const struct policy *p, int dfd, c
 	if (!path)
 		return -ENOMEM;
 	char real[PATH_MAX];
-	if (link && !realpath(path, real))
+	if (link && !path_real(path, real))
 		return 0;
 	return layout_add_executable(plan, p, name, link ? real : path, "common_tools");
 }
@@ -346,7 +346,7 @@ static int add_common_tools(struct plan *plan, const struct policy *p)
 	for (size_t d = 0; d < ARRAY_SIZE(dirs); d++) {
 		char dir_real[PATH_MAX];
 		/* Merged /usr: /bin is /usr/bin, look there once. */
-		if (d > 0 && realpath(dirs[d], dir_real) && strcmp(dir_real, dirs[0]) == 0)
+		if (d > 0 && path_real(dirs[d], dir_real) && strcmp(dir_real, dirs[0]) == 0)
 			continue;
 		_cleanup_close_ int dfd = open(dirs[d], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (dfd < 0)
@@ -487,14 +487,14 @@ static bool covers_home(const struct policy *p, const char *dir)
 	if (path_is_within(p->home, dir))
 		return true;
 	char home_real[PATH_MAX];
-	return realpath(p->home, home_real) && path_is_within(home_real, dir);
+	return path_real(p->home, home_real) && path_is_within(home_real, dir);
 }
 
 bool layout_workspace_exposes_home(const struct policy *p)
 {
 	char real[PATH_MAX];
 	return covers_home(p, p->workspace.value) ||
-	       (realpath(p->workspace.value, real) && covers_home(p, real));
+	       (path_real(p->workspace.value, real) && covers_home(p, real));
 }
 
 /* One declared directory: as written, then resolved (a symlink to $HOME
@@ -503,7 +503,7 @@ static bool check_one(const struct policy *p, const char *what, const char *path
                       struct home_exposure *e)
 {
 	char real[PATH_MAX];
-	bool resolved = realpath(path, real) != NULL;
+	bool resolved = path_real(path, real) != NULL;
 	if (!covers_home(p, path) && !(resolved && covers_home(p, real)))
 		return false;
 	snprintf(e->what, sizeof(e->what), "%s", what);

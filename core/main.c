@@ -109,7 +109,7 @@ static int resolve_policy(struct policy *p, const struct cli *c, const struct ca
 	if (cfg) {
 		char real[PATH_MAX];
 		struct stat cst;
-		if (!realpath(cfg, real)) {
+		if (!path_real(cfg, real)) {
 			err_set(
 			    "%s: cannot read config: %s%s", cfg, strerror(errno),
 			    errno == ENOENT && !strchr(cfg, '/')
@@ -157,7 +157,7 @@ static int resolve_policy(struct policy *p, const struct cli *c, const struct ca
 	struct stat st;
 	char real[PATH_MAX];
 	if (stat(p->workspace.value, &st) < 0 || !S_ISDIR(st.st_mode) ||
-	    !realpath(p->workspace.value, real)) {
+	    !path_real(p->workspace.value, real)) {
 		err_set("workspace %s [%s]: %s", p->workspace.value,
 		        source_name(p->workspace.source),
 		        errno ? strerror(errno) : "not a directory");
@@ -268,9 +268,9 @@ static int check_plugin_dirs(int argc, char **argv, const struct strv *dirs,
 	char buf[PATH_MAX];
 	int r = 0;
 	for (size_t i = 0; r >= 0 && i < dirs->n; i++)
-		if (realpath(dirs->v[i], buf) && !strv_contains(&real, buf))
+		if (path_real(dirs->v[i], buf) && !strv_contains(&real, buf))
 			r = strv_push(&real, buf);
-	if (r >= 0 && realpath(ASB_PLUGINDIR, buf))
+	if (r >= 0 && path_real(ASB_PLUGINDIR, buf))
 		r = strv_push(&real, buf);
 	const char *home = getenv("HOME");
 	_cleanup_free_ char *root = NULL, *why = NULL;

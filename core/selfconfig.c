@@ -25,7 +25,7 @@
 static int push_real(struct strv *out, const char *path)
 {
 	char real[PATH_MAX];
-	if (!path || !realpath(path, real) || strv_contains(out, real))
+	if (!path || !path_real(path, real) || strv_contains(out, real))
 		return 0;
 	return strv_push(out, real);
 }

@@ -277,7 +277,7 @@ static bool worktree_inside(const struct qr *q, const char *gitdir, const char *
 {
 	_cleanup_free_ char *p = value[0] == '/' ? strdup(value) : join(gitdir, value);
 	char real[PATH_MAX];
-	return p && realpath(p, real) && path_is_within(real, q->opt->workspace);
+	return p && path_real(p, real) && path_is_within(real, q->opt->workspace);
 }
 
 static int ensure_qdir(struct qr *q, const char *gitdir, char **qdir)
@@ -518,7 +518,7 @@ static void quarantine_gitdir(struct qr *q, const struct rs_gitdir *g,
 			_cleanup_free_ char *target =
 			    content[0] == '/' ? strdup(content) : join(g->path, content);
 			known =
-			    target && realpath(target, real) && rs_find_gitdir(before, real) >= 0;
+			    target && path_real(target, real) && rs_find_gitdir(before, real) >= 0;
 		}
 		if (!known)
 			r = move_aside(q, g->path, "commondir", &qdir, &moved, &restore);

@@ -164,7 +164,7 @@ static int resolve_dir(const char *base, const char *target, char **out)
 	_cleanup_free_ char *joined = target[0] == '/' ? strdup(target) : path_join(base, target);
 	if (!joined)
 		return -ENOMEM;
-	char *real = realpath(joined, NULL);
+	char *real = path_real(joined, NULL);
 	if (!real)
 		return -errno;
 	struct stat st;

@@ -413,7 +413,7 @@ static char *read_pointer(const char *base, const char *file, const char *prefix
 		return NULL;
 	const char *t = text + n;
 	_cleanup_free_ char *joined = t[0] == '/' ? strdup(t) : str_printf("%s/%s", base, t);
-	return joined ? realpath(joined, NULL) : NULL;
+	return joined ? path_real(joined, NULL) : NULL;
 }
 
 static char *git_dir_of(const char *dir)
