@@ -84,6 +84,13 @@ check "filtered: proxy variables are set" -- in_filtered 'test -n "$HTTP_PROXY" 
 s=$(sessions | tail -1)
 ok $(grep -q '"mode": "filtered"' "$s/network.json" && grep -q '"proxy"' "$s/network.json"; echo $?) "filtered: network.json records the mode and the proxy"
 ok $([ -s "$s/ca-bundle.pem" ] && ! grep -q PRIVATE "$s"/*.pem; echo $?) "filtered: the CA is recorded, its key is not"
+# The bundle: the system's roots as they are, then the session's CA.
+if [ -s /etc/ssl/certs/ca-certificates.crt ]; then
+    sys_len=$(stat -c %s /etc/ssl/certs/ca-certificates.crt)
+    ok $(cmp -s -n "$sys_len" /etc/ssl/certs/ca-certificates.crt "$s/ca-bundle.pem" &&
+        [ "$(tail -c +$((sys_len + 1)) "$s/ca-bundle.pem")" = "$(cat "$s/ca.pem")" ]; echo $?) \
+        "filtered: the bundle is the system's roots, then the session's CA"
+fi
 
 # The proxy dies mid-session: requests fail fast, the session ends cleanly.
 rm -f go
