@@ -119,8 +119,10 @@ char *path_real(const char *path, char *resolved)
 {
 #if defined(__linux__) && defined(O_PATH)
 	int fd = path ? open(path, O_PATH | O_CLOEXEC) : -1;
-	if (fd < 0 && path)
-		return NULL; /* open's errno is realpath's: ENOENT, EACCES, ELOOP... */
+	/* open's errno is realpath's (ENOENT, EACCES, ELOOP...), except for
+	 * the descriptor it needed. */
+	if (fd < 0 && path && errno != EMFILE && errno != ENFILE)
+		return NULL;
 	if (fd >= 0) {
 		char link[32], name[PATH_MAX];
 		snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);

@@ -511,7 +511,8 @@ static int stage_next(struct staging *s, const struct record *r, mode_t type, ch
 
 static bool same_file(const struct record *a, const struct record *b)
 {
-	return a && a->mode == b->mode && a->len == b->len && memcmp(a->data, b->data, a->len) == 0;
+	return a && a->mode == b->mode && a->len == b->len &&
+	       (a->len == 0 || memcmp(a->data, b->data, a->len) == 0);
 }
 
 static int file(struct staging *s, const struct record *r, bool legacy)

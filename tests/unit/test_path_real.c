@@ -2,8 +2,8 @@
 /* path_real (common/util.c): realpath's answer and realpath's errors, from
  * the name the kernel gives a descriptor instead of a readlink per
  * component: symlinked directories and chains, relative paths, missing
- * paths, a file taken for a directory, a loop, and a name that looks like
- * what /proc says of a removed file. */
+ * paths, a file taken for a directory, a loop, a name that looks like
+ * what /proc says of a removed file, and no descriptor left to open. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -125,6 +126,25 @@ static void test_deleted_lookalike(void **state)
 	same_as_realpath(at("x (deleted)"));
 }
 
+/* No descriptor left to open: realpath, which needs none, answers. */
+static void test_no_descriptor_left(void **state)
+{
+	(void)state;
+	assert_int_equal(symlink("/", at("root")), 0);
+	struct rlimit old, none;
+	assert_int_equal(getrlimit(RLIMIT_NOFILE, &old), 0);
+	none = old;
+	none.rlim_cur = 0;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &none), 0);
+	char got[PATH_MAX];
+	char *r = path_real(at("root"), got);
+	int e = errno;
+	assert_int_equal(setrlimit(RLIMIT_NOFILE, &old), 0);
+	errno = e;
+	assert_non_null(r);
+	assert_string_equal(got, "/");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -132,6 +152,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_relative, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_deleted_lookalike, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_no_descriptor_left, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
