@@ -27,7 +27,7 @@ raw() {
 }
 # bash's own clock: a `date` per reading would be two more programs started
 # per launch, timed and counted as its CPU.
-now_us() { local t=${EPOCHREALTIME/./}; echo $((10#$t)); }
+now_us() { local t=${EPOCHREALTIME//[!0-9]/}; echo $((10#$t)); }
 
 # The CPU time (user + system) that this shell's children used so far, in µs:
 # the launches' own, bubblewrap's and the sandboxes' included.
