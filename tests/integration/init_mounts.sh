@@ -19,6 +19,13 @@ mkdir -p "$WS" && git init -q "$WS"
 printf 'sandbox: { command = "sh"; packages = [ "sh", "cat", "touch", "umount", "mount", "unshare" ]; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/b.cfg"
 cd "$WS" || exit 1
 
+# The C library init was built with: musl's start has none of glibc's
+# CPU cache probe (CPUID instructions, a trap each in a virtual machine).
+case "${ASB_INIT_LIBC:-}" in
+musl) ok $(! grep -aq 'GLIBC_TUNABLES\|init_cacheinfo' "$INIT"; echo $?) "init is linked with musl: no glibc start-up in it" ;;
+glibc) ok $(grep -aq 'GLIBC_TUNABLES' "$INIT"; echo $?) "init is linked with static glibc (-Dinit_libc or no musl-gcc)" ;;
+esac
+
 # Fewer than eight mounts init could take (no repository, the project
 # files' masks off): bubblewrap makes them all; with the masks, init.
 printf 'plugins: { projectfiles: { protect = false; }; };\n' >"$TEST_TMP/nopf.cfg"
@@ -135,7 +142,6 @@ ok $(! grep -q ran <<<"$out"; echo $?) "a record without its newline is refused"
 # File records: those of the same mode and contents are bound from one
 # staged file (git's hundred empty masks), each still its own read-only
 # mount; one that differs in contents or mode gets its own.
-mkdir -p "$TEST_TMP/sym/files"
 mkdir -p "$TEST_TMP/sym/files/sub"
 printf 'asb-init-mounts 1\nfile 0444 0 %s/a\n\nro %s %s/sub\nfile 0444 0 %s/c\n\nfile 0444 3 %s/b\n{}\n\nfile 0644 0 %s/d\n\nfile 0444 0 %s/e\n\n' \
     "$TEST_TMP/sym/files" "$(st "$TEST_TMP/sym/files/sub")" "$TEST_TMP/sym/files" "$TEST_TMP/sym/files" \
