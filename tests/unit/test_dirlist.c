@@ -46,7 +46,7 @@ static bool fs_reused(const char *path)
 static void mk(const char *rel, bool dir)
 {
 	char p[512];
-	snprintf(p, sizeof(p), "%s/%s", base, rel);
+	assert_true(snprintf(p, sizeof(p), "%s/%s", base, rel) < (int)sizeof(p));
 	if (dir)
 		assert_int_equal(mkdir(p, 0755), 0);
 	else
@@ -56,7 +56,8 @@ static void mk(const char *rel, bool dir)
 static int read_at(struct dirlist_cache *c, const char *rel, struct dirlist *l, bool *reused)
 {
 	char p[512];
-	snprintf(p, sizeof(p), "%s%s%s", base, rel[0] ? "/" : "", rel);
+	assert_true(snprintf(p, sizeof(p), "%s%s%s", base, rel[0] ? "/" : "", rel) <
+	            (int)sizeof(p));
 	int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	assert_true(fd >= 0);
 	int r = dirlist_read(c, fd, l, reused);
