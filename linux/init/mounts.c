@@ -263,7 +263,7 @@ bad:
  * without openat2. */
 static int walk_nofollow(int dirfd, const char *path)
 {
-	int fd = path[0] == '/' ? open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)
+	int fd = path[0] == '/' ? openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC)
 	                        : fcntl(dirfd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)
 		return -errno;
@@ -317,7 +317,7 @@ static int resolve_or_make(const char *path, mode_t type)
 		return fd;
 	char buf[PATH_MAX];
 	snprintf(buf, sizeof(buf), "%s", path);
-	int parent = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	int parent = openat(AT_FDCWD, "/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (parent < 0)
 		return -errno;
 	for (char *c = buf + 1;;) {
@@ -719,14 +719,19 @@ int init_drop_caps(const char **what)
 	*what = "clearing the ambient capabilities";
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) < 0 && errno != EINVAL)
 		return -errno;
+	/* Read first, drop what is there (bubblewrap left a few), and read
+	 * again: every capability's state is checked, not assumed, with a
+	 * third of the system calls of dropping and re-reading them all. */
 	*what = "clearing the capability bounding set";
 	int last = 0;
 	for (int cap = 0; cap < 64; cap++) {
-		if (prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0) {
-			if (errno == EINVAL)
-				break;
+		int in = prctl(PR_CAPBSET_READ, cap, 0, 0, 0);
+		if (in < 0 && errno == EINVAL)
+			break;
+		if (in != 0 && prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) < 0)
 			return -errno;
-		}
+		if (in != 0 && prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 0)
+			return -EPERM;
 		last = cap;
 	}
 	/* Root inside gets nothing back on exec, and this cannot be undone. */
@@ -749,8 +754,7 @@ int init_drop_caps(const char **what)
 		if (data[i].effective || data[i].permitted || data[i].inheritable)
 			return -EPERM;
 	for (int cap = 0; cap <= last; cap++)
-		if (prctl(PR_CAPBSET_READ, cap, 0, 0, 0) != 0 ||
-		    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) > 0)
+		if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_IS_SET, cap, 0, 0) > 0)
 			return -EPERM;
 	return 0;
 }
