@@ -284,6 +284,14 @@ static int rm_rf_at(int dirfd, const char *name)
 	return r;
 }
 
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ULL;
+	return h;
+}
+
 int rm_rf(const char *path)
 {
 	return rm_rf_at(AT_FDCWD, path);

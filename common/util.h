@@ -11,6 +11,7 @@
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/types.h>
@@ -92,6 +93,11 @@ size_t path_depth(const char *path);
  * descriptor in /proc/self/fd: glibc's realpath reads a link per component
  * of the path. realpath itself where that name is not to be had. */
 char *path_real(const char *path, char *resolved);
+
+/* FNV-1a, 64 bits, over n bytes, continuing from h (HASH_SEED to start):
+ * names for caches of the user's own, not a defence against collisions. */
+#define HASH_SEED 0xcbf29ce484222325ULL
+uint64_t hash_bytes(uint64_t h, const void *p, size_t n);
 
 /* Write all of buf to fd, retrying on EINTR/short writes. */
 /* "<the directory holding session_dir>/.PLUGIN-KIND": where a plugin keeps

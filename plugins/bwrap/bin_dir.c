@@ -26,13 +26,10 @@
 
 #define BIN_CACHE ".bwrap-bin"
 
-static uint64_t fnv1a(uint64_t h, const char *s)
+/* With the terminating NUL: ("ab","c") and ("a","bc") differ. */
+static uint64_t hash_str(uint64_t h, const char *s)
 {
-	/* With the terminating NUL: ("ab","c") and ("a","bc") differ. */
-	do
-		h = (h ^ (unsigned char)*s) * 0x100000001b3ULL;
-	while (*s++);
-	return h;
+	return hash_bytes(h, s, strlen(s) + 1);
 }
 
 static int exec_at(const struct asb_host *host, struct asb_ctx *ctx, int i, struct asb_exec *x)
@@ -54,14 +51,14 @@ int bwrap_bin_dir_path(const struct asb_host *host, struct asb_ctx *ctx, char *o
 	const char *slash = session ? strrchr(session, '/') : NULL;
 	if (!slash || slash == session)
 		return -ENOENT;
-	uint64_t h = 0xcbf29ce484222325ULL;
+	uint64_t h = HASH_SEED;
 	int n = host->plan_exec_count(ctx);
 	for (int i = 0; i < n; i++) {
 		struct asb_exec x;
 		int r = exec_at(host, ctx, i, &x);
 		if (r < 0)
 			return r;
-		h = fnv1a(fnv1a(h, x.name), x.host_path);
+		h = hash_str(hash_str(h, x.name), x.host_path);
 	}
 	if (snprintf(out, len, "%.*s/" BIN_CACHE "/%016llx", (int)(slash - session), session,
 	             (unsigned long long)h) >= (int)len)

@@ -191,6 +191,8 @@ static int bwrap_init(const struct asb_host *host, struct asb_ctx *ctx, void **d
 		return -ENOMEM;
 	b->info[0] = b->info[1] = b->block[0] = b->block[1] = b->status[0] = b->status[1] = -1;
 	b->bin_fd = -1;
+	for (size_t d = 0; d < BWRAP_COPY_DIRS_MAX; d++)
+		b->cache_fd[d] = -1;
 	b->mounts = (struct init_mounts)INIT_MOUNTS_INIT;
 	*data = b;
 	return 0;
@@ -270,6 +272,14 @@ static int bwrap_build(const struct asb_host *host, struct asb_ctx *ctx, void *d
 		if ((r = bwrap_plan_init_mounts(host, ctx, b, &b->mounts)) >= 0 &&
 		    b->mounts.n_delegated)
 			r = init_mounts_seal(&b->mounts);
+		/* Which mount points init binds on is known now. */
+		if (r >= 0)
+			r = bwrap_copy_cache_open(host, ctx, b, &b->mounts);
+	} else if (r >= 0) {
+		struct init_mounts m;
+		if ((r = bwrap_plan_init_mounts(host, ctx, b, &m)) >= 0)
+			r = bwrap_copy_cache_find(host, ctx, b, &m);
+		init_mounts_clear(&m);
 	}
 	return r < 0 ? r : bwrap_render(host, ctx, b);
 }

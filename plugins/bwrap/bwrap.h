@@ -11,6 +11,7 @@
 
 #include <limits.h>
 #include <stdbool.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #define BWRAP_COPY_DIRS_MAX 4
@@ -20,6 +21,8 @@ struct bwrap_copy {
 	int state; /* COPY_NONE: rendered as the plan says; COPY_GONE: skipped */
 	int fd;    /* COPY_FILE: the host file, read by bubblewrap */
 	uint32_t mode;
+	int dir;        /* COPY_FILE: its index in copy_dirs */
+	struct stat st; /* COPY_FILE: the file's, when opened */
 };
 
 struct bwrap {
@@ -43,6 +46,11 @@ struct bwrap {
 	size_t n_copies;
 	char copy_dirs[BWRAP_COPY_DIRS_MAX][64];
 	size_t n_copy_dirs;
+	/* Each copy dir as a kept, checked directory of its copies, bound in
+	 * its place (copy_cache.c): the fd (a real launch, locked shared until
+	 * the end), or the path when one exists (a dry run); else -1 / NULL. */
+	int cache_fd[BWRAP_COPY_DIRS_MAX];
+	char *cache_path[BWRAP_COPY_DIRS_MAX];
 	/* The mounts agentsandbox-init makes instead (init_mounts.c). */
 	struct init_mounts mounts;
 	bool prepared;     /* prepare ran: a real launch, not a dry run */
@@ -73,5 +81,15 @@ int bwrap_copies_open(const struct asb_host *host, struct asb_ctx *ctx, struct b
 void bwrap_copies_close(struct bwrap *b);
 /* The index in copy_dirs of dest's top-level directory, or -1. */
 int bwrap_copy_dir_of(const struct bwrap *b, const char *dest);
+
+/* The copy dirs as kept directories of their copies (copy_cache.c), after
+ * bwrap_copies_open and the init mounts' plan. open (a real launch): found
+ * or made, checked and locked, into cache_fd; find (a dry run): the path
+ * of one that exists, into cache_path. A copy dir that cannot be (an entry
+ * no copy, a file just changed) stays one op per file. 0, or -ENOMEM. */
+int bwrap_copy_cache_open(const struct asb_host *host, struct asb_ctx *ctx, struct bwrap *b,
+                          const struct init_mounts *m);
+int bwrap_copy_cache_find(const struct asb_host *host, struct asb_ctx *ctx, struct bwrap *b,
+                          const struct init_mounts *m);
 
 #endif

@@ -2,7 +2,8 @@
 /* Plan → bubblewrap's op list. Paths go by the fds the host opened and
  * checked (--ro-bind-fd), so what runs is exactly what was validated. The
  * executables on PATH become a read-only tmpfs of symlinks at ASB_BIN_DIR;
- * the system's single files, copies in a read-only tmpfs (copies.c). */
+ * the system's single files, copies in a read-only tmpfs (copies.c), or a
+ * kept directory of them bound in its place (copy_cache.c). */
 #include "bwrap.h"
 
 #include "util.h"
@@ -134,6 +135,28 @@ static int render_copy(const struct asb_host *host, struct asb_ctx *ctx, int fd,
 	if ((r = out_fd(host, ctx, fd)) < 0)
 		return r;
 	OUT(dest);
+	return 0;
+}
+
+/* A copy dir: its kept directory bound read-only (by the fd checked, or in
+ * a dry run by name), else a tmpfs for the copies' ops. */
+static int render_copy_dir(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
+                           size_t d)
+{
+	int r;
+	if (b->cache_fd[d] >= 0) {
+		OUT("--ro-bind-fd");
+		if ((r = out_fd(host, ctx, b->cache_fd[d])) < 0)
+			return r;
+	} else if (b->cache_path[d]) {
+		OUT("--ro-bind");
+		OUT(b->cache_path[d]);
+	} else {
+		if ((r = out_perms(host, ctx, 0755)) < 0)
+			return r;
+		OUT("--tmpfs");
+	}
+	OUT(b->copy_dirs[d]);
 	return 0;
 }
 
@@ -273,14 +296,16 @@ static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct
 		if (init_mounts_delegated(m, (uint32_t)i) && !staged)
 			continue;
 		int d = bwrap_copy_dir_of(b, e.dest);
+		bool kept = d >= 0 && (b->cache_fd[d] >= 0 || b->cache_path[d]);
 		if (d >= 0 && !dir_done[d]) {
-			/* Before anything under it: the tmpfs holding the copies. */
-			if ((r = out_perms(host, ctx, 0755)) < 0)
+			/* Before anything under it: the tmpfs holding the copies,
+			 * or the kept directory of them (copy_cache.c). */
+			if ((r = render_copy_dir(host, ctx, b, (size_t)d)) < 0)
 				return r;
-			OUT("--tmpfs");
-			OUT(b->copy_dirs[d]);
 			dir_done[d] = true;
 		}
+		if (kept)
+			continue; /* in it already: the copies, and init's mount points */
 		if (staged) {
 			/* init binds the host's directory here, from the stage. */
 			if ((r = out_perms(host, ctx, 0755)) < 0)
@@ -309,6 +334,8 @@ static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct
 	/* Read-only last: until now bubblewrap makes mount points in them.
 	 * Where init makes mounts, it does this too (bwrap_plan_init_mounts). */
 	for (size_t d = 0; !m->n_delegated && d < b->n_copy_dirs; d++) {
+		if (b->cache_fd[d] >= 0 || b->cache_path[d])
+			continue; /* bound read-only */
 		OUT("--remount-ro");
 		OUT(b->copy_dirs[d]);
 	}

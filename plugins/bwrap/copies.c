@@ -42,7 +42,7 @@ static bool is_candidate(const struct asb_entry *e)
 /* A file the host names, root-owned and regular (what a bind of it would
  * show, symlinks followed), opened for bubblewrap to copy; -errno when it
  * must stay a bind (or is gone). */
-static int open_copy(const char *path, uint32_t *mode, int *fd_out)
+static int open_copy(const char *path, struct bwrap_copy *c)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
@@ -53,8 +53,9 @@ static int open_copy(const char *path, uint32_t *mode, int *fd_out)
 		close(fd);
 		return -EPERM;
 	}
-	*mode = st.st_mode & 0777;
-	*fd_out = fd;
+	c->mode = st.st_mode & 0777;
+	c->st = st;
+	c->fd = fd;
 	return 0;
 }
 
@@ -63,6 +64,13 @@ void bwrap_copies_close(struct bwrap *b)
 	for (size_t i = 0; i < b->n_copies; i++)
 		if (b->copies[i].fd >= 0)
 			close(b->copies[i].fd);
+	for (size_t d = 0; d < BWRAP_COPY_DIRS_MAX; d++) {
+		if (b->cache_fd[d] >= 0)
+			close(b->cache_fd[d]);
+		b->cache_fd[d] = -1;
+		free(b->cache_path[d]);
+		b->cache_path[d] = NULL;
+	}
 	free(b->copies);
 	b->copies = NULL;
 	b->n_copies = 0;
@@ -117,20 +125,19 @@ int bwrap_copies_open(const struct asb_host *host, struct asb_ctx *ctx, struct b
 		}
 		if (!ok)
 			continue;
-		int fd = -1;
-		uint32_t mode = 0;
-		int e = covered ? -ENOENT : open_copy(v[i].host_path, &mode, &fd);
+		struct bwrap_copy c = {.fd = -1};
+		int e = covered ? -ENOENT : open_copy(v[i].host_path, &c);
 		if (covered || (e == -ENOENT && (v[i].flags & ASB_ENTRY_F_TRY))) {
 			b->copies[i].state = COPY_GONE;
 		} else if (e < 0) {
 			continue;
 		} else {
-			b->copies[i].state = COPY_FILE;
-			b->copies[i].fd = fd;
-			b->copies[i].mode = mode;
+			c.state = COPY_FILE;
+			b->copies[i] = c;
 		}
 		if (!dir_listed(b, dir))
 			memcpy(b->copy_dirs[b->n_copy_dirs++], dir, strlen(dir) + 1);
+		b->copies[i].dir = bwrap_copy_dir_of(b, v[i].dest);
 	}
 	free(v);
 	if (r < 0)
