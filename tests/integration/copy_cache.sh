@@ -115,6 +115,14 @@ wait "$holder" 2>/dev/null
 out=$(asb -c "$TEST_TMP/c.cfg" --show-config 2>&1)
 ok $(grep -q -- "--ro-bind $new /etc " <<<"$out"; echo $?) "--show-config names the kept copy"
 
+# Something under /etc that is no copy (a bind of the user's): the tmpfs
+# and a copy op per file, as before, and the bind inside it.
+mkdir -p "$TEST_TMP/extra" && echo EXTRA >"$TEST_TMP/extra/f"
+out=$(asb -c "$TEST_TMP/c.cfg" --mount "ro:$TEST_TMP/extra:/etc/extra" -- -c 'cat /etc/extra/f; cat /etc/passwd' 2>&1)
+ok $(grep -q -- '--tmpfs /etc ' <<<"$(last_args)" && grep -q -- '--file [0-9]* /etc/passwd' <<<"$(last_args)" &&
+    grep -qx EXTRA <<<"$out" && grep -q "^$(head -n 1 /etc/passwd)\$" <<<"$out"; echo $?) \
+    "a bind under /etc: bubblewrap's tmpfs and copies, the bind in it"
+
 # The open mode's resolver is another /etc/resolv.conf: another copy.
 if command -v slirp4netns >/dev/null && [ -w /dev/net/tun ]; then
     printf 'sandbox: { command = "sh"; packages = [ "sh", "cat" ]; };\n' >"$TEST_TMP/open.cfg"
