@@ -92,9 +92,25 @@ static int push(struct members *ms, struct member m)
 
 /* rel's parent directories first, 0755 as bubblewrap makes them. Each
  * member's parent points at its parent's rel. */
+/* Made below the directory and nowhere else: no empty, "." or ".."
+ * component. */
+static bool plain_relative(const char *rel)
+{
+	for (const char *c = rel;;) {
+		size_t n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return false;
+		if (!c[n])
+			return true;
+		c += n + 1;
+	}
+}
+
 static int push_with_parents(struct members *ms, struct member m)
 {
-	if (!m.rel[0] || find(ms, m.rel, strlen(m.rel)))
+	if (!plain_relative(m.rel))
+		return -EINVAL;
+	if (find(ms, m.rel, strlen(m.rel)))
 		return -EEXIST; /* twice at one place: left to bubblewrap */
 	const char *parent = NULL;
 	for (const char *s = strchr(m.rel, '/'); s; s = strchr(s + 1, '/')) {
