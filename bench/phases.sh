@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# Where a launch spends its time: the kernel's scheduler events (each
+# program's exec and exit) of N launches, /bin/true as the agent, each
+# followed by the raw bubblewrap yardstick (bench/interleave.sh's); medians
+# of each phase. The README's "where a launch spends its time" adds uprobes
+# (perf probe -x build/agentsandbox --add FUNCTION) to the same record. Needs perf and the right to record system-wide
+# tracepoints (root, or kernel.perf_event_paranoid <= -1).
+#   bench/phases.sh [BUILD_DIR] [N] [off|filtered|open]   (default: build, 60, off)
+set -euo pipefail
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=$(cd "${1:-$SRC/build}" && pwd)
+N=${2:-60}
+MODE=${3:-off}
+command -v perf >/dev/null || { echo "perf is not installed (apt-get install linux-perf)" >&2; exit 2; }
+ASB="$BUILD/agentsandbox"
+WORK=$(mktemp -d "${TMPDIR:-/tmp}/asb-bench.XXXXXX")
+trap 'rm -rf "$WORK"' EXIT
+mkdir -p "$WORK/ws" "$WORK/home"
+cd "$WORK/ws"
+export HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
+case $MODE in
+off) net='network: { enabled = false; };' ;;
+filtered) net='network: { allowed_domains = ( "example.com" ); };' ;;
+open) net='' ;;
+*) echo "mode: off, filtered or open" >&2; exit 2 ;;
+esac
+printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n%s\n' "$net" >"$WORK/c.cfg"
+# Once first: what later launches reuse (the PATH directory, /etc's copy).
+"$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/c.cfg"
+raw="bwrap --unshare-all --die-with-parent --ro-bind /usr /usr --symlink usr/bin /bin \
+--symlink usr/lib /lib --symlink usr/lib64 /lib64 --ro-bind /etc /etc --proc /proc --dev /dev \
+--tmpfs $HOME --bind $WORK/ws $WORK/ws --chdir $WORK/ws /bin/true"
+perf record -q -o "$WORK/perf.data" -a -e sched:sched_process_exec -e sched:sched_process_exit -- \
+    bash -c "for i in \$(seq $N); do $ASB --plugin-dir $BUILD/plugins -c $WORK/c.cfg; $raw; done" \
+    >/dev/null 2>&1
+perf script -i "$WORK/perf.data" -F comm,pid,time,event,trace 2>/dev/null | python3 -c '
+import re, statistics, sys
+runs, raws, cur = [], [], None
+for line in sys.stdin:
+    m = re.match(r"\s*(\S.*?)\s+(\d+)\s+([\d.]+):\s+(\S+):\s*(.*)", line)
+    if not m:
+        continue
+    comm, pid, t, ev, tr = m.group(1), int(m.group(2)), float(m.group(3)) * 1000, m.group(4), m.group(5)
+    if ev.endswith("exec"):
+        name = tr.split("filename=")[1].split()[0]
+        if name.endswith("/agentsandbox"):
+            cur = {"launcher": t, "pid": pid}; runs.append(cur); continue
+        if name.endswith("/bwrap"):
+            # The launcher may run it for its version first: the last one
+            # before init is the sandbox. After a launch: the yardstick.
+            if cur is not None and "launcher" in cur and "end" not in cur and "init" not in cur:
+                cur["bwrap"] = t
+            else:
+                cur = {"raw bwrap": t, "pid": pid}; raws.append(cur)
+            continue
+        if cur is None:
+            continue
+        for key, tail in (("init", "/init"), ("agent", "/true")):
+            if name.endswith(tail) and key not in cur:
+                cur[key] = t
+                break
+    elif cur is not None:
+        if comm == "true" and "agent exit" not in cur:
+            cur["agent exit"] = t
+        if pid == cur["pid"]:
+            cur["end"] = t
+def show(title, rs, steps):
+    print(title)
+    for a, b in steps:
+        v = [r[b] - r[a] for r in rs if a in r and b in r]
+        if v:
+            print("  %-12s -> %-11s %6.2f ms (median of %d)" % (a, b, statistics.median(v), len(v)))
+print("# launches: %d, raw: %d" % (len(runs), len(raws)))
+show("agentsandbox:", runs, [("launcher", "bwrap"), ("bwrap", "init"), ("init", "agent"),
+     ("agent", "agent exit"), ("agent exit", "end"), ("launcher", "end")])
+show("raw bubblewrap:", raws, [("raw bwrap", "agent"), ("agent", "agent exit"),
+     ("agent exit", "end"), ("raw bwrap", "end")])
+'
