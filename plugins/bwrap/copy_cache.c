@@ -10,9 +10,9 @@
  * it (device, inode, size, modification and change times), or of the
  * generated file's bytes. Any write, rename over or chmod of a host file
  * moves its change time to "now", which no process can set back, so a
- * changed file never matches an old copy; a file changed in the last
- * PLUGIN-style settling window is copied by bubblewrap as before instead
- * (no change in the same clock tick can hide behind a record).
+ * changed file never matches an old copy. A file changed in the last
+ * SETTLED_S seconds is copied by bubblewrap as before (no change in the
+ * same clock tick can hide behind a record).
  *
  * It lies in the state directory, which every sandbox sees read-only
  * (core/selfconfig.c); even so, it is used only when it is this user's,
@@ -90,8 +90,6 @@ static int push(struct members *ms, struct member m)
 	return 0;
 }
 
-/* rel's parent directories first, 0755 as bubblewrap makes them. Each
- * member's parent points at its parent's rel. */
 /* Made below the directory and nowhere else: no empty, "." or ".."
  * component. */
 static bool plain_relative(const char *rel)
@@ -106,6 +104,8 @@ static bool plain_relative(const char *rel)
 	}
 }
 
+/* rel's parent directories first, 0755 as bubblewrap makes them. Each
+ * member's parent points at its parent's rel. */
 static int push_with_parents(struct members *ms, struct member m)
 {
 	if (!plain_relative(m.rel))
