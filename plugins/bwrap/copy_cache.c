@@ -150,15 +150,12 @@ static uint64_t hash_str(uint64_t h, const char *s)
 	return hash_bytes(h, s, strlen(s) + 1);
 }
 
-/* A generated file's bytes into the hash, and its size. */
-static int hash_data(int fd, uint64_t *h, uint64_t *size)
+/* fd's bytes from offset 0, chunk by chunk, to each(); their count, or
+ * -errno. pread: the fd's own offset, from which bubblewrap reads it when
+ * no kept copy is used, stays where it is. */
+static int64_t each_chunk(int fd, int (*each)(void *arg, const void *buf, size_t n), void *arg)
 {
-	struct stat st;
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	if (!S_ISREG(st.st_mode) || st.st_size < 0 || st.st_size > (1 << 20))
-		return -EINVAL;
-	char buf[8192];
+	char buf[16384];
 	uint64_t at = 0;
 	for (;;) {
 		ssize_t n = pread(fd, buf, sizeof(buf), (off_t)at);
@@ -167,14 +164,36 @@ static int hash_data(int fd, uint64_t *h, uint64_t *size)
 		if (n < 0)
 			return -errno;
 		if (n == 0)
-			break;
-		*h = hash_bytes(*h, buf, (size_t)n);
+			return (int64_t)at;
+		int r = each(arg, buf, (size_t)n);
+		if (r < 0)
+			return r;
 		at += (uint64_t)n;
 	}
-	if (at != (uint64_t)st.st_size)
+}
+
+static int hash_chunk(void *arg, const void *buf, size_t n)
+{
+	uint64_t *h = arg;
+	*h = hash_bytes(*h, buf, n);
+	return 0;
+}
+
+/* A generated file's bytes into the hash, and its size. */
+static int hash_data(int fd, uint64_t *h, uint64_t *size)
+{
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return -errno;
+	if (!S_ISREG(st.st_mode) || st.st_size < 0 || st.st_size > (1 << 20))
+		return -EINVAL;
+	int64_t len = each_chunk(fd, hash_chunk, h);
+	if (len < 0)
+		return (int)len;
+	if (len != st.st_size)
 		return -EAGAIN;
-	*h = hash_u64(*h, at);
-	*size = at;
+	*h = hash_u64(*h, (uint64_t)len);
+	*size = (uint64_t)len;
 	return 0;
 }
 
@@ -308,29 +327,22 @@ static int verify(int dfd, const struct members *ms)
 	return 0;
 }
 
+static int write_chunk(void *arg, const void *buf, size_t n)
+{
+	return write_all(*(int *)arg, buf, n);
+}
+
 static int copy_into(int dfd, const struct member *mb)
 {
 	_cleanup_close_ int fd =
 	    openat(dfd, mb->rel, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return -errno;
-	char buf[16384];
-	uint64_t at = 0;
-	for (;;) {
-		ssize_t n = pread(mb->src, buf, sizeof(buf), (off_t)at);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		if (n == 0)
-			break;
-		int r = write_all(fd, buf, (size_t)n);
-		if (r < 0)
-			return r;
-		at += (uint64_t)n;
-	}
+	int64_t len = each_chunk(mb->src, write_chunk, &fd);
+	if (len < 0)
+		return (int)len;
 	/* Changed while it was read: its record no longer says what it is. */
-	if (at != mb->size)
+	if ((uint64_t)len != mb->size)
 		return -EAGAIN;
 	return fchmod(fd, mb->mode) < 0 ? -errno : 0;
 }

@@ -43,6 +43,20 @@ out=$(asb -c "$TEST_TMP/c.cfg" -- -c '
   ls -A /etc/ssl >/dev/null && echo ran' sh "$(ls -A /etc/ssl | sort)" 2>&1)
 ok $(grep -qx ran <<<"$out" && grep -qx SSL-SAME <<<"$out" && ! grep -q 'MADE\|APPENDED' <<<"$out"; echo $?) \
     "/etc is read-only inside, and /etc/ssl is the host's, bound on the copy's mount point: $out"
+# A hostile agent with the filter's mount and namespace groups lifted
+# (tests/fixtures' probe plugin): no remount read-write, no unmount, also
+# from a user namespace of its own; and no descriptor of the copy inside.
+FIX="$BUILD_ROOT/tests/fixtures"
+printf 'sandbox: { command = "sh"; packages = [ "sh", "ls", "umount", "mount", "unshare" ]; };\nnetwork: { enabled = false; };\nplugins: { probe: { lift = [ "mount", "userns", "namespaces" ]; }; };\n' >"$TEST_TMP/lift.cfg"
+out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/lift.cfg" -- -c '
+  mount -o remount,bind,rw /etc 2>/dev/null && echo REMOUNTED
+  (echo x >>/etc/passwd) 2>/dev/null && echo WROTE
+  umount /etc 2>/dev/null && echo UMOUNTED; umount -l /etc 2>/dev/null && echo UMOUNTED
+  unshare -Urm sh -c "mount -o remount,bind,rw /etc && echo NESTED-REMOUNTED; (echo x >>/etc/passwd) && echo NESTED-WROTE; echo NESTED-RAN" 2>/dev/null
+  ls -l /proc/self/fd/ | grep -q bwrap-copies && echo FD-INSIDE
+  echo ran' 2>&1)
+ok $(grep -qx ran <<<"$out" && ! grep -q 'REMOUNTED\|WROTE\|UMOUNTED\|FD-INSIDE' <<<"$out"; echo $?) \
+    "hostile: no remount, write or unmount of /etc (nor from a user namespace of its own, where one can be made: NESTED-RAN); no fd of the copy inside: $(tr '\n' ' ' <<<"$out")"
 ok $(cmp -s /etc/passwd "$dir/passwd" && [ ! -e "$dir/new" ]; echo $?) "nothing of the sandbox's reached the kept copy"
 ino=$(stat -c %i "$dir")
 asb -c "$TEST_TMP/c.cfg" -- -c : >/dev/null 2>&1
@@ -52,10 +66,13 @@ ok $([ "$(kept_dirs)" = "$dir" ] && [ "$(stat -c %i "$dir")" = "$ino" ]; echo $?
 # agent still reads the host's files.
 tampered() {
     local what=$1
-    out=$(asb -c "$TEST_TMP/c.cfg" -- -c 'cat /etc/passwd; ls -A /etc' 2>&1)
+    out=$(asb -c "$TEST_TMP/c.cfg" -- -c 'cat /etc/passwd; ls -A /etc; cat /etc/resolv.conf' 2>&1)
+    # The generated resolv.conf was read for the name first: bubblewrap
+    # still gets all of it (read from its fd's offset, left at 0).
     ok $(grep -q -- '--file [0-9]* /etc/passwd' <<<"$(last_args)" && ! grep -q -- '--ro-bind-fd [0-9]* /etc ' <<<"$(last_args)" &&
         grep -q '/etc: one copy op per file' <<<"$(last_log)" && grep -q "^$(head -n 1 /etc/passwd)\$" <<<"$out" &&
-        ! grep -qx planted <<<"$out"; echo $?) "$what: not used, bubblewrap copies the files"
+        grep -q '^# agentsandbox: no resolver' <<<"$out" && ! grep -qx planted <<<"$out"; echo $?) \
+        "$what: not used, bubblewrap copies the files"
 }
 touch "$dir/planted"
 tampered "a file more in the kept copy"
