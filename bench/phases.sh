@@ -6,6 +6,10 @@
 # (perf probe -x build/agentsandbox --add FUNCTION) to the same record. Needs perf and the right to record system-wide
 # tracepoints (root, or kernel.perf_event_paranoid <= -1).
 #   bench/phases.sh [BUILD_DIR] [N] [off|filtered|open]   (default: build, 60, off)
+# PROBES="FUNC PLUGIN:FUNC ..." adds a uprobe on each function (FUNC in the
+# launcher, PLUGIN:FUNC in that plugin's .so; one that the compiler inlined
+# cannot be probed) and prints the median time of its first call in each
+# launch, counted from the launcher's exec.
 set -euo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$SRC/build}" && pwd)
@@ -14,7 +18,21 @@ MODE=${3:-off}
 command -v perf >/dev/null || { echo "perf is not installed (apt-get install linux-perf)" >&2; exit 2; }
 ASB="$BUILD/agentsandbox"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/asb-bench.XXXXXX")
-trap 'rm -rf "$WORK"' EXIT
+probe_events=()
+cleanup() {
+    [ ${#probe_events[@]} -eq 0 ] || perf probe -q -d 'asbphase:*' >/dev/null 2>&1 || true
+    rm -rf "$WORK"
+}
+trap cleanup EXIT
+for p in ${PROBES:-}; do
+    bin=$ASB fn=$p
+    case $p in *:*) bin=$BUILD/plugins/${p%%:*}.so fn=${p#*:} ;; esac
+    # An event name of its own: the report gives each probe as named here.
+    ev=p${#probe_events[@]}
+    perf probe -q -x "$bin" --add "asbphase:$ev=$fn" >/dev/null ||
+        { echo "cannot probe $p (inlined, or not in $bin)" >&2; exit 2; }
+    probe_events+=("$ev=$p")
+done
 mkdir -p "$WORK/ws" "$WORK/home"
 cd "$WORK/ws"
 export HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
@@ -30,18 +48,25 @@ printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n%s\n' "$net" >"$WO
 raw="bwrap --unshare-all --die-with-parent --ro-bind /usr /usr --symlink usr/bin /bin \
 --symlink usr/lib /lib --symlink usr/lib64 /lib64 --ro-bind /etc /etc --proc /proc --dev /dev \
 --tmpfs $HOME --bind $WORK/ws $WORK/ws --chdir $WORK/ws /bin/true"
-perf record -q -o "$WORK/perf.data" -a -e sched:sched_process_exec -e sched:sched_process_exit -- \
+probes=()
+[ ${#probe_events[@]} -eq 0 ] || probes=(-e 'asbphase:*')
+perf record -q -o "$WORK/perf.data" -a -e sched:sched_process_exec -e sched:sched_process_exit "${probes[@]}" -- \
     bash -c "for i in \$(seq $N); do $ASB --plugin-dir $BUILD/plugins -c $WORK/c.cfg; $raw; done" \
     >/dev/null 2>&1
-perf script -i "$WORK/perf.data" -F comm,pid,time,event,trace 2>/dev/null | python3 -c '
-import re, statistics, sys
+perf script -i "$WORK/perf.data" -F comm,pid,time,event,trace 2>/dev/null | PROBE_NAMES="${probe_events[*]}" python3 -c '
+import os, re, statistics, sys
+names = dict(e.split("=", 1) for e in os.environ["PROBE_NAMES"].split())
 runs, raws, cur = [], [], None
 for line in sys.stdin:
     m = re.match(r"\s*(\S.*?)\s+(\d+)\s+([\d.]+):\s+(\S+):\s*(.*)", line)
     if not m:
         continue
     comm, pid, t, ev, tr = m.group(1), int(m.group(2)), float(m.group(3)) * 1000, m.group(4), m.group(5)
-    if ev.endswith("exec"):
+    if ev.startswith("asbphase:"):
+        if cur is not None and "launcher" in cur and "end" not in cur:
+            cur.setdefault(names[ev.split(":")[1]], t)
+        continue
+    if ev == "sched:sched_process_exec":
         name = tr.split("filename=")[1].split()[0]
         if name.endswith("/agentsandbox"):
             cur = {"launcher": t, "pid": pid}; runs.append(cur); continue
@@ -73,6 +98,15 @@ def show(title, rs, steps):
 print("# launches: %d, raw: %d" % (len(runs), len(raws)))
 show("agentsandbox:", runs, [("launcher", "bwrap"), ("bwrap", "init"), ("init", "agent"),
      ("agent", "agent exit"), ("agent exit", "end"), ("launcher", "end")])
+if names:
+    print("first call, from the launcher exec (medians):")
+    probed = []
+    for name in names.values():
+        v = [r[name] - r["launcher"] for r in runs if name in r]
+        if v:
+            probed.append((statistics.median(v), name, len(v)))
+    for med, name, n in sorted(probed):
+        print("  %-36s %6.2f ms (%d launches)" % (name, med, n))
 show("raw bubblewrap:", raws, [("raw bwrap", "agent"), ("agent", "agent exit"),
      ("agent exit", "end"), ("raw bwrap", "end")])
 '
