@@ -9,9 +9,6 @@
 #include <dirent.h>
 #include <sys/stat.h>
 #include <sys/socket.h>
-#if defined(__linux__)
-#include <sys/syscall.h>
-#endif
 
 int strv_push_take(struct strv *s, char *str)
 {
@@ -376,29 +373,9 @@ int accept_cloexec(int lfd, bool nonblock)
 #endif
 }
 
-/* close_range(2) (Linux 5.9; CLOSE_RANGE_CLOEXEC from 5.11): one system
- * call instead of opening and reading /proc/self/fd. -ENOSYS (or -EINVAL
- * from an older kernel) where it cannot; the callers then walk the fds. */
-static int close_range_from(unsigned first, unsigned last, bool cloexec)
-{
-#if defined(__linux__) && defined(SYS_close_range)
-	if (first > last)
-		return 0;
-	unsigned flags = cloexec ? 4u /* CLOSE_RANGE_CLOEXEC */ : 0u;
-	return syscall(SYS_close_range, first, last, flags) < 0 ? -errno : 0;
-#else
-	(void)first;
-	(void)last;
-	(void)cloexec;
-	return -ENOSYS;
-#endif
-}
-
 int fds_cloexec_from(int lowfd)
 {
-	if (lowfd >= 0 && close_range_from((unsigned)lowfd, ~0u, true) == 0)
-		return 0;
-		/* Walk the open descriptors rather than every possible number. */
+	/* Walk the open descriptors rather than every possible number. */
 #if defined(__APPLE__)
 	const char *dir = "/dev/fd";
 #else
@@ -434,38 +411,8 @@ static bool fd_kept(int fd, const int *keep, size_t n_keep)
 	return false;
 }
 
-/* The gaps between the kept fds, each closed in one call; false where
- * close_range cannot (nothing closed then: the caller walks). */
-static bool close_gaps(int lowfd, const int *keep, size_t n_keep)
-{
-	/* Sorted in a copy on the stack: a forked child must not allocate. */
-	int sorted[64];
-	if (lowfd < 0 || n_keep > ARRAY_SIZE(sorted))
-		return false;
-	size_t n = 0;
-	for (size_t i = 0; i < n_keep; i++) {
-		if (keep[i] < lowfd)
-			continue;
-		size_t j = n++;
-		for (; j > 0 && sorted[j - 1] > keep[i]; j--)
-			sorted[j] = sorted[j - 1];
-		sorted[j] = keep[i];
-	}
-	unsigned from = (unsigned)lowfd;
-	for (size_t i = 0; i <= n; i++) {
-		unsigned to = i < n ? (unsigned)sorted[i] : ~0u;
-		if (to > from && close_range_from(from, i < n ? to - 1 : to, false) < 0)
-			return false;
-		if (i < n)
-			from = to + 1;
-	}
-	return true;
-}
-
 int fds_close_except(int lowfd, const int *keep, size_t n_keep)
 {
-	if (close_gaps(lowfd, keep, n_keep))
-		return 0;
 #if defined(__APPLE__)
 	const char *dir = "/dev/fd";
 #else

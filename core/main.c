@@ -9,6 +9,7 @@
 #include "launch.h"
 #include "layout.h"
 #include "log.h"
+#include "platform.h"
 #include "selfconfig.h"
 #include "session.h"
 #include "show.h"
@@ -338,7 +339,7 @@ int main(int argc, char **argv)
 {
 	/* Nothing this process inherited beyond 0-2 reaches the sandbox or a
 	 * helper: a terminal's, an IDE's or a wrapper script's open files. */
-	(void)fds_cloexec_from(3);
+	(void)platform_fds_cloexec_from(3);
 	/* Through a link named after an agent, "proxy" is the agent's word. */
 	if (argc > 1 && strcmp(argv[1], "proxy") == 0 && !agents_from_argv0(argv[0]))
 		return run_proxy(argv + 1);

@@ -65,6 +65,11 @@ int platform_agent_stopped(pid_t pid);
 int platform_pin_path(const char *path, char *real, struct stat *st, int *fd);
 /* A read-only, sealed where possible, file holding `data` (positioned at 0). */
 int platform_data_fd(const void *data, size_t len, int *fd);
+/* common/util.h's fds_cloexec_from and fds_close_except (same contract),
+ * each in one system call per range where the kernel has one (Linux:
+ * close_range) instead of a walk of the open descriptors. */
+int platform_fds_cloexec_from(int lowfd);
+int platform_fds_close_except(int lowfd, const int *keep, size_t n_keep);
 
 /* ----------------------------------------------------------- hardening */
 

@@ -31,7 +31,7 @@ static void relay(pid_t child, pid_t launcher)
 {
 	(void)platform_child_prepare(launcher, NULL, false);
 	/* Nothing of the sandbox's: its pipes must see their end when it ends. */
-	(void)fds_close_except(STDERR_FILENO + 1, NULL, 0);
+	(void)platform_fds_close_except(STDERR_FILENO + 1, NULL, 0);
 	relay_to = child;
 	static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2};
 	struct sigaction sa;

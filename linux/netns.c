@@ -300,7 +300,7 @@ int platform_netns_prefork(struct netns_link **out)
 		 * session's files, the sandbox's pipes, anything it inherited)
 		 * it keeps only its own. */
 		int keep[] = {sv[1]};
-		(void)fds_close_except(STDERR_FILENO + 1, keep, ARRAY_SIZE(keep));
+		(void)platform_fds_close_except(STDERR_FILENO + 1, keep, ARRAY_SIZE(keep));
 		prctl(PR_SET_PDEATHSIG, SIGKILL);
 		/* The engine joins the namespaces through this process's /proc
 		 * entries, which need it dumpable (the supervisor is not). */
@@ -478,7 +478,7 @@ int platform_netns_new(int *out)
 		return r;
 	}
 	if (pid == 0) {
-		(void)fds_close_except(STDERR_FILENO + 1, &sv[1], 1);
+		(void)platform_fds_close_except(STDERR_FILENO + 1, &sv[1], 1);
 		int flags = CLONE_NEWNET | (geteuid() != 0 ? CLONE_NEWUSER : 0);
 		int r = unshare(flags) < 0 ? -errno : loopback_up();
 		int fd = r < 0 ? -1 : open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);

@@ -110,6 +110,60 @@ void platform_adopt_orphans(void)
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
+/* close_range(2): Linux 5.9, CLOSE_RANGE_CLOEXEC from 5.11; ENOSYS or EINVAL
+ * before, and the callers walk the descriptors instead. */
+static int close_fd_range(unsigned first, unsigned last, unsigned flags)
+{
+#ifdef SYS_close_range
+	return syscall(SYS_close_range, first, last, flags) < 0 ? -errno : 0;
+#else
+	(void)first;
+	(void)last;
+	(void)flags;
+	return -ENOSYS;
+#endif
+}
+
+int platform_fds_cloexec_from(int lowfd)
+{
+	if (lowfd >= 0 && close_fd_range((unsigned)lowfd, ~0u, 1u << 2 /* CLOEXEC */) == 0)
+		return 0;
+	return fds_cloexec_from(lowfd);
+}
+
+/* Each gap between the kept fds closed in one call; false where the kernel
+ * cannot (what was closed stays closed: the walk does the rest). */
+static bool close_gaps(int lowfd, const int *keep, size_t n_keep)
+{
+	/* Sorted in a copy on the stack: a forked child must not allocate. */
+	int sorted[64];
+	if (lowfd < 0 || n_keep > ARRAY_SIZE(sorted))
+		return false;
+	size_t n = 0;
+	for (size_t i = 0; i < n_keep; i++) {
+		if (keep[i] < lowfd)
+			continue;
+		size_t j = n++;
+		for (; j > 0 && sorted[j - 1] > keep[i]; j--)
+			sorted[j] = sorted[j - 1];
+		sorted[j] = keep[i];
+	}
+	unsigned from = (unsigned)lowfd;
+	for (size_t i = 0; i < n; i++) {
+		unsigned kept = (unsigned)sorted[i];
+		if (kept > from && close_fd_range(from, kept - 1, 0) < 0)
+			return false;
+		if (kept >= from)
+			from = kept + 1;
+	}
+	return close_fd_range(from, ~0u, 0) == 0;
+}
+
+int platform_fds_close_except(int lowfd, const int *keep, size_t n_keep)
+{
+	return close_gaps(lowfd, keep, n_keep) ? 0 : fds_close_except(lowfd, keep, n_keep);
+}
+
 /* What the kernel reached through no symlink, by a path spelt as its
  * canonical name is (absolute, no ".", ".." or empty component, no trailing
  * slash), is named by that very path: no /proc readlink (a lookup and a

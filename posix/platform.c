@@ -71,6 +71,16 @@ void platform_harden_self(void)
 	(void)setrlimit(RLIMIT_CORE, &none);
 }
 
+int platform_fds_cloexec_from(int lowfd)
+{
+	return fds_cloexec_from(lowfd);
+}
+
+int platform_fds_close_except(int lowfd, const int *keep, size_t n_keep)
+{
+	return fds_close_except(lowfd, keep, n_keep);
+}
+
 void platform_adopt_orphans(void)
 {
 	/* No portable way: a killed sandbox may still be ending on return. */

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* fds_cloexec_from and fds_close_except (common/util.c): every descriptor
- * from the lowest up is marked or closed, those below it and the kept ones
- * are left as they were, kept ones given in any order, repeated, below the
- * lowest, or more of them than fit the fast path. Descriptors from 200 up,
- * where the test runner keeps none of its own. */
+/* fds_cloexec_from and fds_close_except (common/util.c, a walk of the open
+ * descriptors) and their platform versions (core/platform.h; Linux:
+ * close_range): every descriptor from the lowest up is marked or closed,
+ * those below it and the kept ones are left as they were, kept ones given
+ * in any order, repeated, below the lowest, or more of them than the fast
+ * path sorts. Descriptors from 200 up, where the test runner keeps none of
+ * its own. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -14,6 +16,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "util.h"
 
 #define LOW 200
@@ -39,13 +42,32 @@ static void close_all(void)
 		(void)close(fd);
 }
 
+static int (*cloexec_from)(int) = fds_cloexec_from;
+static int (*close_except)(int, const int *, size_t) = fds_close_except;
+
+static int use_walk(void **state)
+{
+	(void)state;
+	cloexec_from = fds_cloexec_from;
+	close_except = fds_close_except;
+	return 0;
+}
+
+static int use_platform(void **state)
+{
+	(void)state;
+	cloexec_from = platform_fds_cloexec_from;
+	close_except = platform_fds_close_except;
+	return 0;
+}
+
 static void cloexec_from_marks_only_from_lowfd(void **state)
 {
 	(void)state;
 	for (int fd = LOW - 2; fd < LOW + N; fd++)
 		open_at(fd);
 	open_at(LOW + 400); /* far above the others */
-	assert_int_equal(fds_cloexec_from(LOW), 0);
+	assert_int_equal(cloexec_from(LOW), 0);
 	assert_int_equal(fcntl(LOW - 2, F_GETFD), 0);
 	assert_int_equal(fcntl(LOW - 1, F_GETFD), 0);
 	for (int fd = LOW; fd < LOW + N; fd++)
@@ -60,7 +82,7 @@ static void close_except_keeps(const int *keep, size_t n_keep, const bool *want_
 	for (int fd = LOW - 2; fd < LOW + N; fd++)
 		open_at(fd);
 	open_at(LOW + 300);
-	assert_int_equal(fds_close_except(LOW, keep, n_keep), 0);
+	assert_int_equal(close_except(LOW, keep, n_keep), 0);
 	assert_true(is_open(LOW - 2));
 	assert_true(is_open(LOW - 1));
 	for (int i = 0; i < N; i++)
@@ -102,11 +124,12 @@ static void close_except_many_kept(void **state)
 
 int main(void)
 {
+#define BOTH(t) cmocka_unit_test_setup(t, use_walk), cmocka_unit_test_setup(t, use_platform)
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(cloexec_from_marks_only_from_lowfd),
-	    cmocka_unit_test(close_except_nothing_kept),
-	    cmocka_unit_test(close_except_unsorted_repeated_and_edges),
-	    cmocka_unit_test(close_except_many_kept),
+	    BOTH(cloexec_from_marks_only_from_lowfd),
+	    BOTH(close_except_nothing_kept),
+	    BOTH(close_except_unsorted_repeated_and_edges),
+	    BOTH(close_except_many_kept),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
