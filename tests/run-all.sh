@@ -2,7 +2,9 @@
 # The whole test suite (what .ci/run calls):
 #   1. a -Werror gcc build; every suite, as the current user;
 #   2. when run as root, the same again as an unprivileged user, from a copy
-#      of the tree that user owns (users are not root);
+#      of the tree that user owns (users are not root), built with
+#      -Dstatic_deps=true (the four libraries linked in: README, "Why these
+#      libraries");
 #   3. the portable build (-Dplatform=posix: the core without any Linux part,
 #      the stub backend, the portable plugins): its unit and conformance tests;
 #   4. a clang ASan+UBSan build; unit, integration, conformance, git, proxy,
@@ -54,7 +56,7 @@ if [ "$(id -u)" -eq 0 ]; then
     # Keep the environment (CA bundles, registry settings), but be that user.
     if ! runuser -u "$user" -- env -u XDG_RUNTIME_DIR -u XDG_STATE_HOME -u XDG_CONFIG_HOME \
         HOME="$(getent passwd "$user" | cut -d: -f6)" USER="$user" LOGNAME="$user" \
-        bash -c "cd '$copy' && meson setup build >/dev/null && ninja -C build && meson test -C build --print-errorlogs --num-processes 2"; then
+        bash -c "cd '$copy' && meson setup build -Dstatic_deps=true >/dev/null && ninja -C build && meson test -C build --print-errorlogs --num-processes 2"; then
         failed+=("as $user")
     fi
 fi
