@@ -956,7 +956,8 @@ int launch_run(struct launch *l)
 	terminal_finish(&l->term);
 	selfconfig_record_end(&l->session);
 	supervisor_release();
-	network_stop(&l->net);
+	/* Waited for in launch_free, after the plugins' post-exit work. */
+	network_stop_begin(&l->net);
 	int code;
 	int (*wait_op)(const struct asb_host *, struct asb_ctx *, void *, int) = OP(l, wait);
 	if (wstatus < 0)

@@ -823,7 +823,7 @@ int network_wire(struct network *n, const struct policy *p, const char *session_
 	return 0;
 }
 
-void network_stop(struct network *n)
+void network_stop_begin(struct network *n)
 {
 	if (n->session_dir) {
 		_cleanup_free_ char *plog = str_printf("%s/proxy.log", n->session_dir);
@@ -851,10 +851,20 @@ void network_stop(struct network *n)
 	/* The helper leaves while the proxy or the engine stops: two exits at
 	 * once. */
 	platform_netns_close(n->link);
-	if (n->proxy.pid > 0) {
+	if (n->proxy.pid > 0 && !n->proxy_asked) {
 		ev_child_stop(EV_DEFAULT, &n->proxy_watch);
-		child_stop(&n->proxy, SIGTERM, 1000);
+		child_signal(&n->proxy, SIGTERM);
+		n->proxy_asked = true;
 	}
+	platform_engine_ask_stop(n->engine);
+}
+
+void network_stop(struct network *n)
+{
+	network_stop_begin(n);
+	/* Signalled above: waited for here, killed if it takes too long. */
+	if (n->proxy.pid > 0)
+		child_stop(&n->proxy, 0, 1000);
 	platform_engine_stop(n->engine);
 	n->engine = NULL;
 	platform_netns_detach(n->link);

@@ -60,6 +60,7 @@ struct network {
 	size_t n_bridges;
 	ev_child proxy_watch;
 	bool stopping;
+	bool proxy_asked;         /* sent SIGTERM by network_stop_begin */
 	struct credentials creds; /* network.credentials, resolved (credentials.h) */
 	char *session_dir;        /* where proxy.log is, once the proxy started */
 };
@@ -118,7 +119,13 @@ int network_wire(struct network *n, const struct policy *p, const char *session_
  * filtered mode's rules) in the session directory. */
 void network_record(struct network *n, const char *session_dir);
 
-/* Stop everything; safe to call more than once. */
+/* The first half of network_stop, once the sandbox is gone: the proxy and
+ * the open mode's engine asked to end and the namespace helper's channel
+ * closed, without waiting for any (their exits run beside the launcher's
+ * post-exit work). */
+void network_stop_begin(struct network *n);
+/* Stop everything, waiting for each process to end; safe to call more than
+ * once, with or without network_stop_begin first. */
 void network_stop(struct network *n);
 
 const char *network_mode_name(int mode);

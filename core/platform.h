@@ -32,7 +32,10 @@ struct child {
 
 /* Start tracking `pid` (right after fork, before any loop runs). */
 void child_track(struct child *c, pid_t pid);
-/* Send `sig`, wait up to timeout_ms for it to end, then SIGKILL; reap. */
+/* Send `sig` (through the handle where there is one). */
+void child_signal(struct child *c, int sig);
+/* Send `sig` (0: none, it was sent already), wait up to timeout_ms for it
+ * to end, then SIGKILL; reap. */
 void child_stop(struct child *c, int sig, int timeout_ms);
 /* It was reaped already (by the supervisor's loop): let go of the handle
  * without signalling a pid that may belong to someone else by now. */
@@ -143,6 +146,8 @@ int platform_engine_usable(void);
 const char *platform_engine_name(const struct net_engine *e);
 pid_t platform_engine_pid(const struct net_engine *e);
 const char *platform_engine_args(const struct net_engine *e);
+/* Tell the engine to end without waiting (platform_engine_stop waits). */
+void platform_engine_ask_stop(struct net_engine *e);
 void platform_engine_stop(struct net_engine *e);
 /* What the engine gives the namespace: address, gateway, resolver. */
 struct engine_layout {

@@ -48,7 +48,7 @@ static bool child_wait(struct child *c, int timeout_ms)
 	return r == 1;
 }
 
-static void child_signal(struct child *c, int sig)
+void child_signal(struct child *c, int sig)
 {
 	if (c->handle >= 0)
 		(void)syscall(SYS_pidfd_send_signal, c->handle, sig, NULL, 0);
@@ -61,7 +61,8 @@ void child_stop(struct child *c, int sig, int timeout_ms)
 {
 	if (c->pid <= 0)
 		return;
-	child_signal(c, sig);
+	if (sig)
+		child_signal(c, sig);
 	if (!child_wait(c, timeout_ms)) {
 		child_signal(c, SIGKILL);
 		(void)child_wait(c, 1000);

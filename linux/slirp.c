@@ -202,12 +202,19 @@ const char *platform_engine_args(const struct net_engine *e)
 	return e->args ? e->args : "";
 }
 
+void platform_engine_ask_stop(struct net_engine *e)
+{
+	if (e && e->exit_fd >= 0) {
+		close(e->exit_fd); /* slirp4netns exits on its own */
+		e->exit_fd = -1;
+	}
+}
+
 void platform_engine_stop(struct net_engine *e)
 {
 	if (!e)
 		return;
-	if (e->exit_fd >= 0)
-		close(e->exit_fd); /* slirp4netns exits on its own */
+	platform_engine_ask_stop(e);
 	child_stop(&e->proc, SIGTERM, 1000);
 	free(e->args);
 	free(e);

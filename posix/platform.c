@@ -30,11 +30,18 @@ void child_track(struct child *c, pid_t pid)
 	c->handle = -1;
 }
 
+void child_signal(struct child *c, int sig)
+{
+	if (c->pid > 0)
+		kill(c->pid, sig);
+}
+
 void child_stop(struct child *c, int sig, int timeout_ms)
 {
 	if (c->pid <= 0)
 		return;
-	kill(c->pid, sig);
+	if (sig)
+		kill(c->pid, sig);
 	for (int waited = 0; waited < timeout_ms; waited += 10) {
 		pid_t r = waitpid(c->pid, NULL, WNOHANG);
 		if (r == c->pid || (r < 0 && errno == ECHILD)) {
@@ -237,6 +244,11 @@ const char *platform_engine_args(const struct net_engine *e)
 {
 	(void)e;
 	return "";
+}
+
+void platform_engine_ask_stop(struct net_engine *e)
+{
+	(void)e;
 }
 
 void platform_engine_stop(struct net_engine *e)
