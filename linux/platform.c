@@ -113,6 +113,9 @@ void platform_adopt_orphans(void)
 
 /* close_range(2): Linux 5.9, CLOSE_RANGE_CLOEXEC from 5.11; ENOSYS or EINVAL
  * before, and the callers walk the descriptors instead. */
+#ifndef CLOSE_RANGE_CLOEXEC
+#define CLOSE_RANGE_CLOEXEC (1u << 2)
+#endif
 static int close_fd_range(unsigned first, unsigned last, unsigned flags)
 {
 #ifdef SYS_close_range
@@ -127,7 +130,7 @@ static int close_fd_range(unsigned first, unsigned last, unsigned flags)
 
 int platform_fds_cloexec_from(int lowfd)
 {
-	if (lowfd >= 0 && close_fd_range((unsigned)lowfd, ~0u, 1u << 2 /* CLOEXEC */) == 0)
+	if (lowfd >= 0 && close_fd_range((unsigned)lowfd, ~0u, CLOSE_RANGE_CLOEXEC) == 0)
 		return 0;
 	return fds_cloexec_from(lowfd);
 }
