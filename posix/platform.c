@@ -41,7 +41,7 @@ void child_stop(struct child *c, int sig, int timeout_ms)
 	if (c->pid <= 0)
 		return;
 	if (sig)
-		kill(c->pid, sig);
+		child_signal(c, sig);
 	for (int waited = 0; waited < timeout_ms; waited += 10) {
 		pid_t r = waitpid(c->pid, NULL, WNOHANG);
 		if (r == c->pid || (r < 0 && errno == ECHILD)) {

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* core/spawn.c: what the started program inherits (the fds named and no
  * other, the limits, no_new_privs, signals), and that a failure before its
- * program ran is this call's error, with its child reaped. */
+ * program ran is this call's error, with its child reaped. And core/
+ * platform.h's stop in two halves (child_signal, then child_stop with no
+ * signal of its own), as network_stop uses it. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -18,8 +20,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "platform.h"
 #include "spawn.h"
 #include "util.h"
+
+#include <time.h>
 
 static void no_child_left(void)
 {
@@ -177,6 +182,68 @@ static void test_spawn_run(void **state)
 	no_child_left();
 }
 
+/* A child that says it is ready on `ready` (after ignoring SIGTERM when
+ * asked), then waits for a signal. */
+static pid_t waiting_child(bool ignore_term)
+{
+	int p[2];
+	assert_int_equal(pipe_cloexec(p), 0);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		if (ignore_term)
+			signal(SIGTERM, SIG_IGN);
+		if (write(p[1], "r", 1) != 1)
+			_exit(1);
+		for (;;)
+			pause();
+	}
+	close(p[1]);
+	char c;
+	assert_int_equal(read(p[0], &c, 1), 1);
+	close(p[0]);
+	return pid;
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+/* Asked to end first, waited for later: it ends of the first signal, and
+ * the wait reaps it without sending another. */
+static void test_stop_after_signal(void **state)
+{
+	(void)state;
+	struct child c;
+	child_track(&c, waiting_child(false));
+	child_signal(&c, SIGTERM);
+	double t0 = now_s();
+	child_stop(&c, 0, 5000);
+	assert_true(now_s() - t0 < 2.0);
+	assert_int_equal(c.pid, 0);
+	no_child_left();
+}
+
+/* One that ignores the request is killed once the wait runs out: nothing
+ * is left either way. */
+static void test_stop_kills_what_ignores_the_signal(void **state)
+{
+	(void)state;
+	struct child c;
+	child_track(&c, waiting_child(true));
+	child_signal(&c, SIGTERM);
+	double t0 = now_s();
+	child_stop(&c, 0, 300);
+	double took = now_s() - t0;
+	assert_true(took >= 0.25);
+	assert_true(took < 3.0);
+	assert_int_equal(c.pid, 0);
+	no_child_left();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -186,6 +253,8 @@ int main(void)
 	    cmocka_unit_test(test_limits_and_no_new_privs),
 	    cmocka_unit_test(test_signals),
 	    cmocka_unit_test(test_spawn_run),
+	    cmocka_unit_test(test_stop_after_signal),
+	    cmocka_unit_test(test_stop_kills_what_ignores_the_signal),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
