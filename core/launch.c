@@ -701,18 +701,42 @@ static int wire_and_release(struct launch *l)
 	return 0;
 }
 
-/* A sandbox that was killed: its pid 1 may still be ending (killing what
- * runs in it) after the backend's own process returned. Orphaned, it is the
- * launcher's child (platform_adopt_orphans): wait, up to ms, until it is
- * reaped or gone, so that nothing of the session outlives the launcher. */
-static void await_sandbox_gone(struct launch *l, int ms)
+/* The sandbox's own process (its pid 1), once the backend's process has
+ * ended: known (asking the backend now does not wait), and not that one. */
+static bool sandbox_apart(struct launch *l)
 {
-	/* Not asked yet (no terminal needed it): the backend's process has
-	 * ended, so asking it now does not wait. */
+	/* Not asked yet (no terminal needed it). */
 	asb_hook_fn await = OP(l, await_start);
 	if (!l->sandbox_known && await)
 		(void)await(host_table(), &l->backend->ctx, l->backend->data);
-	if (!l->sandbox_known || l->sandbox_pid <= 0 || l->sandbox_pid == l->spawned.pid)
+	return l->sandbox_known && l->sandbox_pid > 0 && l->sandbox_pid != l->spawned.pid;
+}
+
+/* The sandbox's pid 1 outlives the backend's process: bubblewrap returns
+ * the agent's status as soon as its pid 1 has it, and pid 1 then kills
+ * what else runs inside. Orphaned, it is the launcher's child
+ * (platform_adopt_orphans): waited for (killed after ms) and reaped. False
+ * when it is not this process's child: reaped already by the supervisor's
+ * loop, or never adopted (then its pid may name another process by now). */
+static bool reap_adopted_sandbox(struct launch *l, int ms)
+{
+	siginfo_t si;
+	if (!sandbox_apart(l) ||
+	    waitid(P_PID, (id_t)l->sandbox_pid, &si, WEXITED | WNOHANG | WNOWAIT) < 0)
+		return false;
+	struct child c;
+	child_track(&c, l->sandbox_pid);
+	child_stop(&c, 0, ms);
+	return true;
+}
+
+/* A sandbox that was killed: its pid 1 may still be ending (killing what
+ * runs in it) after the backend's own process returned. Wait, up to ms,
+ * until it is reaped or gone, so that nothing of the session outlives the
+ * launcher. */
+static void await_sandbox_gone(struct launch *l, int ms)
+{
+	if (!sandbox_apart(l) || reap_adopted_sandbox(l, ms))
 		return;
 	for (int waited = 0; waited < ms; waited += 5) {
 		pid_t w = waitpid(l->sandbox_pid, NULL, WNOHANG);
@@ -954,10 +978,15 @@ int launch_run(struct launch *l)
 
 	int wstatus = supervisor_run(l->spawned.pid, forward_signal, l, &l->term);
 	terminal_finish(&l->term);
-	selfconfig_record_end(&l->session);
 	supervisor_release();
 	/* Waited for in launch_free, after the plugins' post-exit work. */
 	network_stop_begin(&l->net);
+	/* Nothing of the sandbox runs any more when the session is recorded as
+	 * ended and the post-exit checks look at what it left: what the agent
+	 * left running inside would otherwise have until its pid 1 kills it. */
+	if (wstatus >= 0)
+		(void)reap_adopted_sandbox(l, 2000);
+	selfconfig_record_end(&l->session);
 	int code;
 	int (*wait_op)(const struct asb_host *, struct asb_ctx *, void *, int) = OP(l, wait);
 	if (wstatus < 0)
@@ -982,8 +1011,8 @@ int launch_run(struct launch *l)
 		end_session(l, -EIO);
 		return 125;
 	}
-	/* Killed (a signal, or the grace period after a hangup): its pid 1 may
-	 * still be taking the rest down. A normal exit does not wait for that. */
+	/* Killed (a signal, or the grace period after a hangup): a pid 1 that
+	 * was not adopted may still be taking the rest down. */
 	if (WIFSIGNALED(wstatus) || (WIFEXITED(wstatus) && WEXITSTATUS(wstatus) > 128))
 		await_sandbox_gone(l, 2000);
 	(void)log_hold(true);

@@ -8,6 +8,23 @@
 # record_pid FILE REGEX: the pid REGEX's group holds in FILE (network.json,
 # written once the sandbox was released: it may come a moment after the
 # agent's first file), waiting up to 5 s for it.
+# reaped_run ARGS...: agentsandbox ARGS... under a subreaper, so that any
+# process the launch started and did not reap before it returned (running,
+# or ended unreaped) comes to it: "none RC" when none did, else "stray RC".
+reaped_run() {
+    python3 - "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" "$@" <<'PY'
+import ctypes, os, subprocess, sys
+if ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+    sys.exit("cannot become a subreaper")
+rc = subprocess.run(sys.argv[1:], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL).returncode
+try:
+    os.waitpid(-1, os.WNOHANG)
+    print("stray", rc)
+except ChildProcessError:
+    print("none", rc)
+PY
+}
 record_pid() {
     local pid=
     for _ in $(seq 50); do
@@ -60,6 +77,22 @@ ok $(grep -q "blocked: GET c.test:$HP/hello (domain not allowed)" "$s/proxy.log"
 check_fails "filtered: HTTPS to a denied domain is refused at CONNECT" -- in_filtered "curl -sS -m 10 https://c.test:$SP/hello"
 ok $(grep -q "blocked: .*c.test" "$(sessions | tail -1)/proxy.log"; echo $?) "filtered: and logged"
 ok $(grep -q "allowed: GET a.test:$HP/hello" "$(sessions | head -1)/proxy.log"; echo $?) "filtered: proxy.log has the allowed: line"
+# The proxy is asked to end with the sandbox and waited for after the
+# post-exit work: reaped before agentsandbox returns, never left to init.
+out=$(reaped_run -c "$TEST_TMP/filtered.cfg" -- -c true)
+ok $([ "$out" = "none 0" ]; echo $?) "filtered: every process of the launch is reaped before agentsandbox returns ($out)"
+# An agent that leaves a writer running inside: the sandbox's pid 1 kills it
+# only after bubblewrap has returned the agent's status. It is gone, and
+# wrote its last, before agentsandbox returns (and so before the post-exit
+# checks and the session's recorded end).
+printf 'sandbox: { name = "off"; command = "bash"; };\nnetwork: { enabled = false; };\n' >"$TEST_TMP/off.cfg"
+rm -f bg.txt
+out=$(reaped_run -c "$TEST_TMP/off.cfg" -- -c '(while :; do echo x >>bg.txt; done) & sleep 0.2')
+size=$(stat -c %s bg.txt 2>/dev/null || echo 0)
+sleep 0.3
+ok $([ "$out" = "none 0" ] && [ "$size" -gt 0 ] && [ "$(stat -c %s bg.txt)" = "$size" ]; echo $?) \
+    "off: a writer the agent left is gone before agentsandbox returns ($out, $size bytes, none after)"
+rm -f bg.txt
 check_fails "filtered: curl --noproxy '*' gets nowhere" -- in_filtered "curl -sS -m 5 --noproxy '*' http://a.test:$HP/hello"
 check_fails "filtered: /dev/tcp to the origin's address fails" -- in_filtered "echo > /dev/tcp/127.0.0.1/$HP"
 check_fails "filtered: a raw connection to a public address fails" -- in_filtered "timeout 5 bash -c 'echo > /dev/tcp/192.0.2.1/80'"
@@ -360,6 +393,8 @@ CFG
     helper_pid=$(sed -n 's/.*--netns-type=path \/proc\/\([0-9]*\)\/ns\/net.*/\1/p' "$last/network.json")
     ok $([ -n "$engine_pid" ] && [ -n "$helper_pid" ] && ! kill -0 "$engine_pid" 2>/dev/null &&
         ! kill -0 "$helper_pid" 2>/dev/null; echo $?) "open: when agentsandbox returns, slirp4netns and the namespace helper are gone"
+    out=$(reaped_run -c "$TEST_TMP/open.cfg" -- -c true)
+    ok $([ "$out" = "none 0" ]; echo $?) "open: every process of the launch is reaped before agentsandbox returns ($out)"
     # tap0 is persistent (made by the helper): it must go with the
     # sandbox's namespace, never be handed to the host's.
     if [ -z "$host_tap" ]; then
