@@ -25,6 +25,26 @@ failed=()
 
 step() { printf '\n=== %s\n' "$*"; }
 
+# What failed in a build's last meson test run, for the summary at the end
+# (a CI log may keep only its tail): each test that did not pass and its
+# first failing TAP lines.
+failures_of() { # builddir
+    python3 - "$1/meson-logs/testlog.json" <<'PY' 2>/dev/null
+import json, sys
+for line in open(sys.argv[1]):
+    t = json.loads(line)
+    if t["result"] in ("OK", "SKIP", "EXPECTEDFAIL"):
+        continue
+    print(f"    {t['name']}: {t['result']}")
+    bad = [l for l in (t.get("stdout") or "").splitlines() if l.startswith("not ok")]
+    for l in bad[:10]:
+        print(f"      {l[:300]}")
+    if not bad:
+        for l in (t.get("stdout") or "").splitlines()[-5:]:
+            print(f"      {l[:300]}")
+PY
+}
+
 run_suite() { # name builddir [meson setup args...]
     local name=$1 dir=$2
     shift 2
@@ -39,7 +59,8 @@ run_suite() { # name builddir [meson setup args...]
         return
     fi
     step "$name: test"
-    meson test -C "$dir" --print-errorlogs --num-processes 2 ${SUITES:+$SUITES} || failed+=("$name")
+    meson test -C "$dir" --print-errorlogs --num-processes 2 ${SUITES:+$SUITES} ||
+        failed+=("$name"$'\n'"$(failures_of "$dir")")
 }
 
 run_suite "gcc -Werror, as $(id -un)" "$WORK/build-gcc"
@@ -57,7 +78,7 @@ if [ "$(id -u)" -eq 0 ]; then
     if ! runuser -u "$user" -- env -u XDG_RUNTIME_DIR -u XDG_STATE_HOME -u XDG_CONFIG_HOME \
         HOME="$(getent passwd "$user" | cut -d: -f6)" USER="$user" LOGNAME="$user" \
         bash -c "cd '$copy' && meson setup build -Dstatic_deps=true >/dev/null && ninja -C build && meson test -C build --print-errorlogs --num-processes 2"; then
-        failed+=("as $user")
+        failed+=("as $user"$'\n'"$(failures_of "$copy/build")")
     fi
 fi
 
