@@ -65,16 +65,21 @@ if command -v Xvfb >/dev/null && command -v xdpyinfo >/dev/null; then
         printf host-copied | xclip -selection clipboard -i -loops 1
         out=$(inside --allow-clipboard -- -c 'xclip -selection clipboard -o' 2>/dev/null)
         ok $([ "$out" = host-copied ]; echo $?) "clipboard (x11): what the host copied is pasted inside ($out)"
-        # The sandbox holds the selection for 10 s; the host asks for up to
-        # ~8 s (a launch under the full suite's load can take seconds).
-        inside --allow-clipboard -- -c 'printf from-sandbox | xclip -selection clipboard -i; sleep 10' 2>/dev/null &
+        # The sandbox says when it holds the selection (a launch under the
+        # full suite's load can take seconds), then holds it for 10 s; the
+        # host asks for up to ~4 s from then.
+        rm -f copied
+        inside --allow-clipboard -- -c 'printf from-sandbox | xclip -selection clipboard -i && : >copied; sleep 10' 2>/dev/null &
         copier=$!
+        while [ ! -e copied ] && kill -0 $copier 2>/dev/null; do sleep 0.1; done
         got=
-        for _ in $(seq 80); do
+        for _ in $(seq 40); do
+            [ -e copied ] || break
             got=$(timeout 2 xclip -selection clipboard -o 2>/dev/null) && [ "$got" = from-sandbox ] && break
             sleep 0.1
         done
         wait $copier
+        rm -f copied
         ok $([ "$got" = from-sandbox ]; echo $?) "clipboard (x11): what the sandbox copied is pasted on the host ($got)"
         check_fails "clipboard: no xclip without the flag" -- inside -- -c 'xclip -o'
     else

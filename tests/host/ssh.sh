@@ -114,7 +114,7 @@ ok $([ -z "$(brokers)" ]; echo $?) "ssh: no broker is left after the launches ($
 nap=29.$$
 "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/ssh.cfg" --allow-ssh -- -c "sleep $nap" &
 launcher=$!
-for _ in $(seq 50); do [ -n "$(brokers)" ] && break; sleep 0.1; done
+for _ in $(seq 300); do [ -n "$(brokers)" ] && break; sleep 0.1; done
 ok $([ -n "$(brokers)" ]; echo $?) "ssh: the broker runs while the sandbox does"
 kill -KILL $launcher
 wait $launcher 2>/dev/null

@@ -94,7 +94,7 @@ ok $(grep -q -- '--ro-bind-fd [0-9]* /etc ' <<<"$(last_args)"; echo $?) "put bac
 asb -c "$TEST_TMP/c.cfg" -- -c 'sleep 5' >/dev/null 2>&1 &
 running=$!
 held=1
-for _ in $(seq 50); do
+for _ in $(seq 300); do # a launch under the full suite's load can take seconds
     if ! flock -n -x "$dir" true 2>/dev/null; then
         held=0
         break

@@ -84,7 +84,8 @@ ok $(grep -qx RAN <<<"$out"; echo $?) "a change the user makes with no session a
 # over bounds it, so later edits on the host pass.
 "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/other.cfg" -- -c 'echo > ready; sleep 30' >/dev/null 2>&1 &
 pid=$!
-for _ in $(seq 100); do [ -e ready ] && break; sleep 0.05; done
+# Up to 30 s: a launch under the full suite's load can take seconds.
+for _ in $(seq 600); do [ -e ready ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
 kill -KILL $pid
 wait $pid 2>/dev/null
 rm -f ready
