@@ -25,25 +25,8 @@ failed=()
 
 step() { printf '\n=== %s\n' "$*"; }
 
-# What failed in a build's last meson test run, for the summary at the end
-# (a CI log may keep only its tail): each test that did not pass and its
-# first failing TAP lines.
-failures_of() { # builddir
-    python3 - "$1/meson-logs/testlog.json" <<'PY' 2>/dev/null
-import json, sys
-for line in open(sys.argv[1]):
-    t = json.loads(line)
-    if t["result"] in ("OK", "SKIP", "EXPECTEDFAIL"):
-        continue
-    print(f"    {t['name']}: {t['result']}")
-    bad = [l for l in (t.get("stdout") or "").splitlines() if l.startswith("not ok")]
-    for l in bad[:10]:
-        print(f"      {l[:300]}")
-    if not bad:
-        for l in (t.get("stdout") or "").splitlines()[-5:]:
-            print(f"      {l[:300]}")
-PY
-}
+# What failed in a build's last test run, for the summary at the end.
+failures_of() { python3 "$SRC/tests/failures.py" "$1"; }
 
 run_suite() { # name builddir [meson setup args...]
     local name=$1 dir=$2
