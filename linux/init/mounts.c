@@ -451,11 +451,23 @@ static int bind_self(const struct record *r, bool legacy)
 	return bind(fd, fd, r->path, r->op == OP_RO, legacy);
 }
 
-/* The files' contents and the tmpfs directories live on one tmpfs stacked
- * over ASB_RUN_DIR while the mounts are made; their binds keep it alive
- * after it is detached. */
+/* The stage record: the directory where the backend bound host directories
+ * (under ASB_RUN_DIR, opened before init's staging tmpfs covers it). */
+struct host_stage {
+	int fd; /* or -1 */
+	const char *path;
+};
+
+/* The files' contents and the tmpfs directories live on one tmpfs; their
+ * binds keep it alive once nothing reaches it. It is stacked on the host's
+ * stage where the list has one, and covered with it at the end: detaching
+ * it instead (umount) waits for an RCU grace period, ~1 ms of every
+ * launch. Without a stage, it is stacked over ASB_RUN_DIR while the mounts
+ * are made, and detached. */
 struct staging {
 	int fd; /* its root, or -1 */
+	const struct host_stage *host;
+	bool detach; /* over ASB_RUN_DIR: detached at the end */
 	unsigned next;
 	/* The last file staged (an O_PATH fd, or -1) and its record: the
 	 * next file record of the same mode and contents is bound from it.
@@ -468,16 +480,22 @@ struct staging {
 
 static int stage_open(struct staging *s)
 {
-	_autoclose_ int under = resolve(ASB_RUN_DIR);
+	bool on_stage = s->host->fd >= 0;
+	const char *at = on_stage ? s->host->path : ASB_RUN_DIR;
+	_autoclose_ int under = on_stage ? fcntl(s->host->fd, F_DUPFD_CLOEXEC, 3) : resolve(at);
 	if (under < 0)
-		return under;
+		return on_stage ? -errno : under;
 	char p[32];
 	if (mount("tmpfs", fd_path(under, p), "tmpfs", MS_NOSUID | MS_NODEV, "mode=0700") < 0)
 		return -errno;
-	s->fd = resolve(ASB_RUN_DIR);
+	s->detach = !on_stage;
+	/* By name: the top of what is stacked there, the tmpfs just made. */
+	s->fd = resolve(at);
 	return s->fd < 0 ? s->fd : 0;
 }
 
+/* Done with the staging tmpfs: detached when over ASB_RUN_DIR; on the
+ * stage, left for host_stage_close to cover. */
 static int stage_close(struct staging *s)
 {
 	if (s->last_file >= 0)
@@ -487,7 +505,7 @@ static int stage_close(struct staging *s)
 	if (s->fd < 0)
 		return 0;
 	char p[32];
-	int r = umount2(fd_path(s->fd, p), MNT_DETACH) < 0 ? -errno : 0;
+	int r = s->detach && umount2(fd_path(s->fd, p), MNT_DETACH) < 0 ? -errno : 0;
 	close(s->fd);
 	s->fd = -1;
 	return r;
@@ -567,13 +585,6 @@ static int tmpfs(struct staging *s, const struct record *r, bool legacy)
 	return bind(src, dest, r->path, r->op == OP_ROTMPFS, legacy);
 }
 
-/* The stage record: the directory where the backend bound host directories
- * (under ASB_RUN_DIR, opened before init's staging tmpfs covers it). */
-struct host_stage {
-	int fd; /* or -1 */
-	const char *path;
-};
-
 static int host_stage_open(struct host_stage *h, const struct staging *s, const struct record *r)
 {
 	static const char under[] = ASB_RUN_DIR "/";
@@ -621,22 +632,27 @@ static int make_readonly(const struct record *r)
 	return fd < 0 ? fd : remount(fd, MS_RDONLY);
 }
 
-/* Nothing of the host's stage is reachable: an empty read-only tmpfs over
- * it. bubblewrap's mounts are locked beneath init's namespace (a second
- * user namespace owns it), so its bind there cannot be detached, only
- * covered, as the masks cover what they hide. */
+/* Nothing of the host's stage is reachable, nor init's staging tmpfs
+ * stacked there: an empty read-only tmpfs over both. bubblewrap's mounts
+ * are locked beneath init's namespace (a second user namespace owns it),
+ * so its bind there cannot be detached, only covered, as the masks cover
+ * what they hide. */
 static int host_stage_close(struct host_stage *h)
 {
 	if (h->fd < 0)
 		return 0;
-	char p[32];
-	int r = mount("tmpfs", fd_path(h->fd, p), "tmpfs",
-	              MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555,size=4k") < 0
-	            ? -errno
-	            : 0;
 	close(h->fd);
 	h->fd = -1;
-	return r;
+	/* By name: on top of the stack there, whatever mount(2) would do
+	 * with the covered directory's fd. */
+	_autoclose_ int top = resolve(h->path);
+	if (top < 0)
+		return top;
+	char p[32];
+	return mount("tmpfs", fd_path(top, p), "tmpfs",
+	             MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0555,size=4k") < 0
+	           ? -errno
+	           : 0;
 }
 
 int init_mounts_apply(int fd, bool legacy, const char **what)
@@ -662,8 +678,8 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 		r = -errno;
 		goto out;
 	}
-	struct staging stage = {.fd = -1, .last_file = -1};
 	struct host_stage host = {.fd = -1};
+	struct staging stage = {.fd = -1, .host = &host, .last_file = -1};
 	for (size_t i = 0; i < n && r >= 0; i++) {
 		/* A copy: the list is freed before the caller reports it. */
 		snprintf(failed_path, sizeof(failed_path), "%s", recs[i].path);
@@ -691,7 +707,7 @@ int init_mounts_apply(int fd, bool legacy, const char **what)
 		}
 	}
 	if (r >= 0) {
-		*what = "detaching the staging tmpfs on " ASB_RUN_DIR;
+		*what = "detaching the staging tmpfs";
 		r = stage_close(&stage);
 	} else {
 		(void)stage_close(&stage);

@@ -42,7 +42,8 @@ ok $([ "$(grep -c '0000000000000000$' <<<"$caps")" = 5 ]; echo $?) \
     "the default plan, masks made by init: no capability inside ($(tr '\n\t' '  ' <<<"$caps"))"
 
 # The system's directories in /etc: bubblewrap binds the host's /etc once at
-# a stage, init binds each directory from there and covers the stage.
+# a stage, init binds each directory from there and covers the stage (and
+# its own staging tmpfs, stacked there: the masks' directories and files).
 out=$(cd "$TEST_TMP/plain" && asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
 # Its mount point: made by bubblewrap, or in the kept copy of /etc (copy_cache.sh).
 kept=$(sed -n 's|.*--ro-bind \([^ ]*/\.bwrap-copies/etc-[0-9a-f]*\) /etc .*|\1|p' <<<"$out" | head -n 1)
@@ -68,7 +69,7 @@ out=$(cd "$TEST_TMP/plain" && "$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUG
   touch /run/agentsandbox/.host/x 2>/dev/null && echo WROTE-STAGE
   umount /run/agentsandbox/.host 2>/dev/null && echo UMOUNTED; umount -l /run/agentsandbox/.host 2>/dev/null && echo UMOUNTED
   umount /etc/ssl 2>/dev/null && echo UMOUNTED; mount -o remount,bind,rw /etc/ssl 2>/dev/null && echo REMOUNTED
-  unshare -Urm sh -c "umount -l /run/agentsandbox/.host && echo NESTED-UMOUNTED; ls /run/agentsandbox/.host/etc/passwd 2>/dev/null && echo NESTED-REACHED; true" 2>/dev/null
+  unshare -Urm sh -c "umount -l /run/agentsandbox/.host && echo NESTED-UMOUNTED; ls /run/agentsandbox/.host/etc/passwd 2>/dev/null && echo NESTED-REACHED; ls -A /run/agentsandbox/.host | grep -q . && echo NESTED-REACHED; true" 2>/dev/null
   echo ran' sh "$(ls -A /etc/ssl | sort)" "$(ls -A /etc/alternatives | sort)" 2>&1)
 ok $(grep -qx ran <<<"$out" && grep -qx SSL-SAME <<<"$out" && grep -qx ALT-SAME <<<"$out" && grep -qx STAGE-EMPTY <<<"$out" &&
     ! grep -q 'WROTE\|REACHED\|UMOUNTED\|REMOUNTED' <<<"$out"; echo $?) \
