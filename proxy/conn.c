@@ -20,6 +20,7 @@
 #include "hostcheck.h"
 #include "http_parse.h"
 #include "log.h"
+#include "tls_init.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -1981,6 +1982,7 @@ static int alpn_select(SSL *ssl, const unsigned char **out, unsigned char *outle
 
 int proxy_server_tls_ctx(SSL_CTX **out)
 {
+	tls_load_system_config();
 	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
 	if (!ctx)
 		return -ENOMEM;

@@ -6,6 +6,7 @@
 #include "log.h"
 #include "netrules.h"
 #include "tls_ca.h"
+#include "tls_init.h"
 #include "upstream.h"
 
 #include <errno.h>
@@ -344,9 +345,8 @@ int main(int argc, char **argv)
 	    .io_timeout = 600,
 	};
 
-	/* No clean-up of OpenSSL's own tables at exit: the launcher waits for
-	 * this process to end, and the kernel frees them at once. */
-	OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, NULL);
+	if (tls_init_early() < 0)
+		die("cannot set up OpenSSL");
 	while ((opt = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (opt) {
 		case O_CONFIG:

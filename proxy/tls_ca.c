@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include <openssl/err.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
@@ -82,9 +83,37 @@ static int add_ext(X509 *cert, X509 *issuer, int nid, const char *value)
 	return ok ? 0 : -EIO;
 }
 
+/* The CA's P-256 key as its certificate's SubjectPublicKeyInfo, made here:
+ * X509_set_pubkey builds it through OpenSSL 3's encoders, whose first use
+ * (setting up every provider's encoder) costs ~1.5 ms of CPU at the proxy's
+ * start. The same DER (id-ecPublicKey, the named curve, the uncompressed
+ * point): tests/proxy/test_tls_ca.c compares the two. The certificate then
+ * has no decoded key of its own (X509_get0_pubkey): nothing asks the CA's,
+ * its SKID is a hash of these bits. A leaf, which SSL_use_certificate
+ * checks against its key, keeps X509_set_pubkey, after the launch. */
+static int set_ca_pubkey(X509 *x, EVP_PKEY *key)
+{
+	unsigned char point[65]; /* 04 || X || Y */
+	size_t len = 0;
+	if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point,
+	                                    sizeof(point), &len) != 1 ||
+	    len != sizeof(point) || point[0] != POINT_CONVERSION_UNCOMPRESSED)
+		return -EINVAL;
+	unsigned char *bits = OPENSSL_memdup(point, len);
+	if (!bits)
+		return -ENOMEM;
+	if (X509_PUBKEY_set0_param(X509_get_X509_PUBKEY(x), OBJ_nid2obj(NID_X9_62_id_ecPublicKey),
+	                           V_ASN1_OBJECT, OBJ_nid2obj(NID_X9_62_prime256v1), bits,
+	                           (int)len) != 1) {
+		OPENSSL_free(bits);
+		return -EIO;
+	}
+	return 0;
+}
+
 /* Common skeleton: serial, validity (backdated an hour for clock skew) up to
- * not_after, name, key. */
-static X509 *new_cert(const char *cn, EVP_PKEY *key, time_t not_after)
+ * not_after, name; the caller sets the key. */
+static X509 *new_cert(const char *cn, time_t not_after)
 {
 	X509 *x = X509_new();
 	if (!x)
@@ -96,8 +125,7 @@ static X509 *new_cert(const char *cn, EVP_PKEY *key, time_t not_after)
 	    !X509_NAME_add_entry_by_txt(name, "O", MBSTRING_ASC,
 	                                (const unsigned char *)"agentsandbox", -1, -1, 0) ||
 	    (cn && !X509_NAME_add_entry_by_txt(name, "CN", MBSTRING_ASC, (const unsigned char *)cn,
-	                                       -1, -1, 0)) ||
-	    !X509_set_pubkey(x, key)) {
+	                                       -1, -1, 0))) {
 		X509_free(x);
 		return NULL;
 	}
@@ -183,8 +211,8 @@ int tls_ca_new(const struct netrules *rules, unsigned validity_hours, struct tls
 		return -EIO;
 	snprintf(cn, sizeof(cn), "agentsandbox session CA %02x%02x%02x%02x", id[0], id[1], id[2],
 	         id[3]);
-	ca->ca_cert = new_cert(cn, ca->ca_key, ca->made + ca->lifetime);
-	if (!ca->ca_cert ||
+	ca->ca_cert = new_cert(cn, ca->made + ca->lifetime);
+	if (!ca->ca_cert || set_ca_pubkey(ca->ca_cert, ca->ca_key) < 0 ||
 	    !X509_set_issuer_name(ca->ca_cert, X509_get_subject_name(ca->ca_cert)) ||
 	    add_ext(ca->ca_cert, ca->ca_cert, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") <
 	        0 ||
@@ -232,10 +260,11 @@ static X509 *mint_leaf(struct tls_ca *ca, const char *host)
 	/* CN is capped at 64 characters; the SAN is what clients check anyway. An IP
 	 * leaf has none: name-constraint checks would take an address there for a DNS
 	 * name, outside the permitted ones. */
-	__attribute__((cleanup(x509_freep))) X509 *x = new_cert(
-	    !is_ip && strlen(host) < 64 ? host : NULL, ca->leaf_key, ca->made + ca->lifetime);
+	__attribute__((cleanup(x509_freep))) X509 *x =
+	    new_cert(!is_ip && strlen(host) < 64 ? host : NULL, ca->made + ca->lifetime);
 	snprintf(san, sizeof(san), "%s:%s", is_ip ? "IP" : "DNS", host);
-	if (!x || !X509_set_issuer_name(x, X509_get_subject_name(ca->ca_cert)) ||
+	if (!x || !X509_set_pubkey(x, ca->leaf_key) ||
+	    !X509_set_issuer_name(x, X509_get_subject_name(ca->ca_cert)) ||
 	    add_ext(x, ca->ca_cert, NID_subject_alt_name, san) < 0 ||
 	    add_ext(x, ca->ca_cert, NID_basic_constraints, "critical,CA:FALSE") < 0 ||
 	    add_ext(x, ca->ca_cert, NID_key_usage, "critical,digitalSignature") < 0 ||

@@ -1,6 +1,8 @@
 /* Resolution, connects and upstream TLS. */
 #include "upstream.h"
 
+#include "tls_init.h"
+
 #include <arpa/inet.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -330,8 +332,9 @@ static int load_system_trust(SSL_CTX *ctx)
 
 int upstream_tls_ctx(const char *extra_ca_file, SSL_CTX **out)
 {
-	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 	static const unsigned char alpn[] = "\x08http/1.1";
+	tls_load_system_config();
+	SSL_CTX *ctx = SSL_CTX_new(TLS_client_method());
 
 	if (!ctx)
 		return -ENOMEM;

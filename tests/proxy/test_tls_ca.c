@@ -149,12 +149,56 @@ static void test_nothing_allowed(void **state)
 	netrules_free(r);
 }
 
+/* The CA's SubjectPublicKeyInfo (made by hand, tls_ca.c) is the DER OpenSSL's
+ * own encoder gives for the same key, and that key verifies the CA's
+ * signature. */
+static void spki_same_as_encoder(X509 *cert)
+{
+	EVP_PKEY *key = X509_get0_pubkey(cert);
+	assert_non_null(key);
+	assert_int_equal(X509_verify(cert, key), 1);
+	X509 *ref = X509_new();
+	assert_int_equal(X509_set_pubkey(ref, key), 1);
+	unsigned char *ours = NULL, *theirs = NULL;
+	int n_ours = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(cert), &ours);
+	int n_theirs = i2d_X509_PUBKEY(X509_get_X509_PUBKEY(ref), &theirs);
+	assert_true(n_ours > 0);
+	assert_int_equal(n_ours, n_theirs);
+	assert_memory_equal(ours, theirs, (size_t)n_ours);
+	OPENSSL_free(ours);
+	OPENSSL_free(theirs);
+	X509_free(ref);
+}
+
+/* The CA's key as written, and the leaves it signs. */
+static void test_public_keys(void **state)
+{
+	struct netrules *r = rules_of("network: { allowed_domains = ( \"a.test\" ); };");
+	struct tls_ca *ca;
+	assert_int_equal(tls_ca_new(r, 1, &ca), 0);
+	X509 *cert = ca_cert_of(ca);
+	spki_same_as_encoder(cert);
+	SSL_CTX *ctx = SSL_CTX_new(TLS_server_method());
+	SSL *ssl = SSL_new(ctx);
+	assert_int_equal(tls_ca_use_leaf(ca, ssl, "a.test"), 0);
+	X509 *leaf = SSL_get_certificate(ssl);
+	assert_int_equal(X509_verify(leaf, X509_get0_pubkey(cert)), 1);
+	/* the leaf's own key is the one its certificate names */
+	assert_int_equal(SSL_check_private_key(ssl), 1);
+	SSL_free(ssl);
+	SSL_CTX_free(ctx);
+	X509_free(cert);
+	tls_ca_free(ca);
+	netrules_free(r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_domains_and_ips),
 	    cmocka_unit_test(test_star),
 	    cmocka_unit_test(test_nothing_allowed),
+	    cmocka_unit_test(test_public_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
