@@ -18,8 +18,9 @@
  *                         of the list, then a newline) bound on the file PATH
  *   stage PATH            where the backend bound host directories for init
  *                         (a directory under ASB_RUN_DIR; before any record
- *                         that makes a mount): at the end, covered by an
- *                         empty read-only tmpfs
+ *                         that makes a mount): init's staging tmpfs is
+ *                         stacked there, and at the end both are covered by
+ *                         an empty read-only tmpfs
  *   rohost DEV INO PATH   bind the host's directory PATH, at stage/PATH,
  *                         read-only on the directory PATH; it must be DEV:INO
  *   readonly PATH         the mount at PATH read-only (not those below it):

@@ -13,7 +13,8 @@
 #include <stdint.h>
 
 /* Where bubblewrap binds the host's staged top-level directories (the
- * host's /etc at INIT_HOST_STAGE/etc) for init, which detaches them. */
+ * host's /etc at INIT_HOST_STAGE/etc) for init, which covers them (and its
+ * own staging tmpfs, stacked there) once its mounts are made. */
 #define INIT_HOST_STAGE ASB_RUN_DIR "/.host"
 /* The one top-level directory staged: the plan's system entries in /etc
  * (what a user declares elsewhere stays bubblewrap's). */
