@@ -1,11 +1,14 @@
 /* OpenSSL's set-up: tls_init.h. */
 #include "tls_init.h"
 
+#include "log.h"
+
 #include <errno.h>
 #include <stdbool.h>
 
 #include <openssl/conf.h>
 #include <openssl/crypto.h>
+#include <openssl/err.h>
 #include <openssl/rand.h>
 
 static bool early;
@@ -28,10 +31,20 @@ void tls_load_system_config(void)
 	if (!early || loaded)
 		return;
 	loaded = true;
-	/* OpenSSL's own defaults for it: a missing file or a failing module
-	 * is no error (it ignores them as well). */
-	(void)CONF_modules_load_file_ex(NULL, NULL, NULL,
-	                                CONF_MFLAGS_DEFAULT_SECTION |
-	                                    CONF_MFLAGS_IGNORE_MISSING_FILE |
-	                                    CONF_MFLAGS_IGNORE_RETURN_CODES);
+	/* OpenSSL's own flags for it: a missing file is no error, a failing
+	 * module neither unless the file asks (config_diagnostics). What
+	 * failed is said, and TLS goes on with OpenSSL's defaults. */
+	if (CONF_modules_load_file_ex(NULL, NULL, NULL,
+	                              CONF_MFLAGS_DEFAULT_SECTION |
+	                                  CONF_MFLAGS_IGNORE_MISSING_FILE |
+	                                  CONF_MFLAGS_IGNORE_RETURN_CODES) > 0)
+		return;
+	char why[256] = "unknown error";
+	unsigned long e = ERR_peek_last_error();
+	if (e)
+		ERR_error_string_n(e, why, sizeof(why));
+	ERR_clear_error();
+	plog_info("warning: the system's OpenSSL configuration did not load (%s): OpenSSL's "
+	          "defaults apply",
+	          why);
 }

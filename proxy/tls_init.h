@@ -12,5 +12,6 @@ int tls_init_early(void);
 /* The system's OpenSSL configuration (OPENSSL_CONF, else OPENSSLDIR's
  * openssl.cnf: crypto policies, system_default TLS settings, providers), loaded
  * as OpenSSL loads it on its own, once; before each TLS context is made. Its
- * [random] section cannot apply any more: the generator is made at start. */
+ * [random] section cannot apply any more: the generator is made at start.
+ * One that fails to load is logged (plog), and OpenSSL's defaults apply. */
 void tls_load_system_config(void);

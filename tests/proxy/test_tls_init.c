@@ -1,7 +1,7 @@
 /* OpenSSL's set-up (proxy/tls_init.c): a Hash_DRBG from the start, no
  * configuration file read until TLS is first needed, and then the system's
- * (OPENSSL_CONF here) applied to the contexts made after. One process: what
- * OpenSSL loads, it loads once. */
+ * (OPENSSL_CONF here) applied to the contexts made after; one that fails to
+ * load is said. What OpenSSL loads, it loads once a process. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,12 +12,51 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/wait.h>
 
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 
 #include "tls_init.h"
 #include "upstream.h"
+
+/* A configuration that fails to load (a module OpenSSL does not know, with
+ * config_diagnostics on): said on the log (stderr here), and the proxy's
+ * contexts are made with OpenSSL's defaults. In a child: OpenSSL loads its
+ * configuration once a process. */
+static void test_broken_system_config(void **state)
+{
+	(void)state;
+	char conf[] = "/tmp/asb-openssl-conf.XXXXXX", err[] = "/tmp/asb-openssl-err.XXXXXX";
+	int fd = mkstemp(conf), efd = mkstemp(err);
+	assert_true(fd >= 0 && efd >= 0);
+	static const char text[] = "config_diagnostics = 1\n"
+	                           "openssl_conf = init\n"
+	                           "[init]\nno_such_module = x\n";
+	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
+	close(fd);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		dup2(efd, STDERR_FILENO);
+		setenv("OPENSSL_CONF", conf, 1);
+		SSL_CTX *ctx = NULL;
+		_exit(tls_init_early() == 0 && upstream_tls_ctx(NULL, &ctx) == 0 && ctx ? 0 : 1);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	char said[4096] = "";
+	ssize_t n = pread(efd, said, sizeof(said) - 1, 0);
+	assert_true(n > 0);
+	said[n] = '\0';
+	if (!strstr(said, "the system's OpenSSL configuration did not load"))
+		fail_msg("no warning on the log: %s", said);
+	close(efd);
+	unlink(conf);
+	unlink(err);
+}
 
 static void test_early_then_system_config(void **state)
 {
@@ -59,6 +98,7 @@ static void test_early_then_system_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_broken_system_config), /* first: before this process's OpenSSL */
 	    cmocka_unit_test(test_early_then_system_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
