@@ -11,8 +11,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <openssl/err.h>
 #include <openssl/core_names.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
