@@ -69,11 +69,11 @@ out=$(cd "$TEST_TMP/plain" && "$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUG
   touch /run/agentsandbox/.host/x 2>/dev/null && echo WROTE-STAGE
   umount /run/agentsandbox/.host 2>/dev/null && echo UMOUNTED; umount -l /run/agentsandbox/.host 2>/dev/null && echo UMOUNTED
   umount /etc/ssl 2>/dev/null && echo UMOUNTED; mount -o remount,bind,rw /etc/ssl 2>/dev/null && echo REMOUNTED
-  unshare -Urm sh -c "umount -l /run/agentsandbox/.host && echo NESTED-UMOUNTED; ls /run/agentsandbox/.host/etc/passwd 2>/dev/null && echo NESTED-REACHED; ls -A /run/agentsandbox/.host | grep -q . && echo NESTED-REACHED; true" 2>/dev/null
+  unshare -Urm sh -c "umount -l /run/agentsandbox/.host && echo NESTED-UMOUNTED; ls /run/agentsandbox/.host/etc/passwd 2>/dev/null && echo NESTED-REACHED; ls -A /run/agentsandbox/.host | grep -q . && echo NESTED-REACHED; true" 2>/dev/null || echo NESTED-REFUSED
   echo ran' sh "$(ls -A /etc/ssl | sort)" "$(ls -A /etc/alternatives | sort)" 2>&1)
 ok $(grep -qx ran <<<"$out" && grep -qx SSL-SAME <<<"$out" && grep -qx ALT-SAME <<<"$out" && grep -qx STAGE-EMPTY <<<"$out" &&
     ! grep -q 'WROTE\|REACHED\|UMOUNTED\|REMOUNTED' <<<"$out"; echo $?) \
-    "inside: /etc's directories are the host's, read-only; the stage is an empty read-only cover nothing removes, also from a user namespace of its own: $(tr '\n' ' ' <<<"$out")"
+    "inside: /etc's directories are the host's, read-only; the stage is an empty read-only cover nothing removes (a user namespace of the agent's own is refused here: NESTED-REFUSED; where one can be made, below): $(tr '\n' ' ' <<<"$out")"
 for i in $(seq 1 4); do git init -q "$WS/r$i"; done
 out=$(asb -c "$TEST_TMP/b.cfg" --show-config 2>&1)
 ok $(grep -q -- '--mounts-fd' <<<"$out" && grep -q "^ro [0-9]* [0-9]* $WS/r3/.git/config$" <<<"$out"; echo $?) \
@@ -220,14 +220,15 @@ fi
 
 # Host directories from a stage: the object checked, no symlink followed in
 # the stage, the stage before init's own mounts; the stage covered after.
-run_stage() { # list... -> what init's command saw
+run_stage() { # list [more shell for the command] -> what init's command saw
     printf 'asb-init-mounts 1\n%s' "$1" >"$TEST_TMP/list"
     bwrap --unshare-user --unshare-pid --cap-add CAP_SYS_ADMIN --cap-add CAP_SETPCAP \
         --ro-bind / / --proc /proc --dev /dev --bind "$TEST_TMP/sym" "$TEST_TMP/sym" \
         --tmpfs /run --dir /run/agentsandbox --ro-bind "$TEST_TMP/sym" "/run/agentsandbox/.host$TEST_TMP/sym" \
         "$INIT" --mounts-fd 3 -- /bin/sh -c "[ -e $TEST_TMP/sym/real/d/x ] && echo SEEN
           touch $TEST_TMP/sym/real/d/y 2>/dev/null && echo WROTE
-          ls -A /run/agentsandbox/.host | grep -q . && echo STAGE-LEFT; echo ran" \
+          ls -A /run/agentsandbox/.host | grep -q . && echo STAGE-LEFT; ${2:-}
+          echo ran" \
         3<"$TEST_TMP/list" 2>&1
 }
 touch "$TEST_TMP/sym/real/d/x"
@@ -254,6 +255,25 @@ out=$(run_stage "readonly $TEST_TMP/sym
 ")
 ok $(grep -qx ran <<<"$out" && grep -qx SEEN <<<"$out" && ! grep -q WROTE <<<"$out"; echo $?) \
     "readonly: a writable mount made read-only by init: $out"
+# An agent with a user and mount namespace of its own (where user namespaces
+# are allowed: inside agentsandbox bubblewrap refuses them): its copy of
+# init's mounts is locked, so the cover over the stage cannot be detached to
+# reach init's staging tmpfs (the masks' contents) or the host's stage.
+printf 'host\n' >"$TEST_TMP/sym/real/f"
+out=$(run_stage "stage /run/agentsandbox/.host
+rohost $(st "$TEST_TMP/sym/real/d") $TEST_TMP/sym/real/d
+tmpfs 0755 $TEST_TMP/sym/real/t
+file 0444 2 $TEST_TMP/sym/real/f
+hi
+" "unshare -Urm sh -c 'echo NESTED-RAN; umount -l /run/agentsandbox/.host 2>/dev/null && echo NESTED-UMOUNTED
+  ls -A /run/agentsandbox/.host | grep -q . && echo STAGE-LEFT; echo x >$TEST_TMP/sym/real/f 2>/dev/null && echo WROTE'")
+if grep -qx NESTED-RAN <<<"$out"; then
+    ok $(grep -qx ran <<<"$out" && ! grep -q 'NESTED-UMOUNTED\|STAGE-LEFT\|WROTE' <<<"$out" &&
+        [ "$(cat "$TEST_TMP/sym/real/f")" = host ]; echo $?) \
+        "from a user namespace of its own: the stage's cover stays, init's staging tmpfs and the masks are out of reach: $(tr '\n' ' ' <<<"$out")"
+else
+    skip "no user namespace inside init's here ($(tr '\n' ' ' <<<"$out"))"
+fi
 # Only that mount, as bubblewrap's --remount-ro: a writable bind inside it
 # (an rw_dirs entry under /etc) stays writable.
 printf 'asb-init-mounts 1\nreadonly %s\n' "$TEST_TMP/sym" >"$TEST_TMP/list"

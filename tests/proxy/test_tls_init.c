@@ -1,7 +1,8 @@
 /* OpenSSL's set-up (proxy/tls_init.c): a Hash_DRBG from the start, no
  * configuration file read until TLS is first needed, and then the system's
- * (OPENSSL_CONF here) applied to the contexts made after; one that fails to
- * load is said. What OpenSSL loads, it loads once a process. */
+ * (OPENSSL_CONF here) applied to the contexts made after, towards servers
+ * and towards the sandbox's clients; one that fails to load is said. What OpenSSL loads, it loads
+ * once a process. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
 
+#include "conn.h"
 #include "tls_init.h"
 #include "upstream.h"
 
@@ -58,11 +60,9 @@ static void test_broken_system_config(void **state)
 	unlink(err);
 }
 
-static void test_early_then_system_config(void **state)
+/* A system_default section, as crypto policies write one, at conf. */
+static void write_system_default(char *conf)
 {
-	(void)state;
-	/* A system_default section, as crypto policies write one. */
-	char conf[] = "/tmp/asb-openssl-conf.XXXXXX";
 	int fd = mkstemp(conf);
 	assert_true(fd >= 0);
 	static const char text[] = "openssl_conf = init\n"
@@ -71,6 +71,37 @@ static void test_early_then_system_config(void **state)
 	                           "[sysdef]\nMaxProtocol = TLSv1.2\n";
 	assert_int_equal(write(fd, text, sizeof(text) - 1), (ssize_t)(sizeof(text) - 1));
 	close(fd);
+}
+
+/* The context towards the sandbox's clients loads it too, made first (as
+ * the proxy makes it): in a child, for the same reason as above. */
+static void test_client_side_first(void **state)
+{
+	(void)state;
+	char conf[] = "/tmp/asb-openssl-conf.XXXXXX";
+	write_system_default(conf);
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		setenv("OPENSSL_CONF", conf, 1);
+		SSL_CTX *ctx = NULL;
+		_exit(tls_init_early() == 0 && proxy_server_tls_ctx(&ctx) == 0 &&
+		              SSL_CTX_get_max_proto_version(ctx) == TLS1_2_VERSION
+		          ? 0
+		          : 1);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	assert_int_equal(WEXITSTATUS(st), 0);
+	unlink(conf);
+}
+
+static void test_early_then_system_config(void **state)
+{
+	(void)state;
+	char conf[] = "/tmp/asb-openssl-conf.XXXXXX";
+	write_system_default(conf);
 	setenv("OPENSSL_CONF", conf, 1);
 
 	assert_int_equal(tls_init_early(), 0);
@@ -98,7 +129,9 @@ static void test_early_then_system_config(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_broken_system_config), /* first: before this process's OpenSSL */
+	    /* first: before this process's OpenSSL */
+	    cmocka_unit_test(test_broken_system_config),
+	    cmocka_unit_test(test_client_side_first),
 	    cmocka_unit_test(test_early_then_system_config),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
