@@ -723,7 +723,13 @@ int network_start_host(struct network *n, const struct policy *p, const char *se
 
 static int engine_error(int r)
 {
-	if (r == -ENOENT)
+	const char *pinned = platform_engine_pinned();
+	if (r == -ENOENT && pinned)
+		err_set("the open network mode needs slirp4netns at %s, the path this build was "
+		        "pinned to (-Dslirp4netns), and it cannot be run there; or set "
+		        "network.allowed_domains, or --no-network",
+		        pinned);
+	else if (r == -ENOENT)
 		err_set("the open network mode needs slirp4netns (apt-get install slirp4netns); or "
 		        "set network.allowed_domains, or --no-network");
 	else if (r == -EACCES) {

@@ -142,6 +142,9 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
  * device cannot be opened: /dev/net/tun), -EOPNOTSUPP (none on this
  * platform). */
 int platform_engine_usable(void);
+/* The engine's path the build pinned (-Dslirp4netns), or NULL: searched in
+ * the system's directories at launch. */
+const char *platform_engine_pinned(void);
 /* "slirp4netns", its pid and its arguments (for network.json). */
 const char *platform_engine_name(const struct net_engine *e);
 pid_t platform_engine_pid(const struct net_engine *e);

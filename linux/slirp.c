@@ -69,11 +69,34 @@ static char *join_args(char **argv)
 	return out;
 }
 
+#ifndef ASB_SLIRP4NETNS_PATH
+#define ASB_SLIRP4NETNS_PATH ""
+#endif
+
+/* The one the build was told to trust (-Dslirp4netns), else the first in
+ * the fixed system directories: never the caller's PATH. */
+static int find_slirp(char **out)
+{
+	const char *configured = ASB_SLIRP4NETNS_PATH;
+	if (configured[0]) {
+		if (access(configured, X_OK) < 0)
+			return -errno;
+		return (*out = strdup(configured)) ? 0 : -ENOMEM;
+	}
+	return exec_find_system("slirp4netns", out) < 0 ? -ENOENT : 0;
+}
+
+const char *platform_engine_pinned(void)
+{
+	return ASB_SLIRP4NETNS_PATH[0] ? ASB_SLIRP4NETNS_PATH : NULL;
+}
+
 int platform_engine_usable(void)
 {
 	_cleanup_free_ char *slirp = NULL;
-	if (exec_find_system("slirp4netns", &slirp) < 0)
-		return -ENOENT;
+	int r = find_slirp(&slirp);
+	if (r < 0)
+		return r == -ENOMEM ? r : -ENOENT;
 	/* Unprivileged slirp4netns opens /dev/net/tun itself. */
 	if (geteuid() != 0 && access("/dev/net/tun", R_OK | W_OK) < 0)
 		return -EACCES;
@@ -87,7 +110,7 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	if (usable < 0)
 		return usable;
 	_cleanup_free_ char *slirp = NULL;
-	if (exec_find_system("slirp4netns", &slirp) < 0)
+	if (find_slirp(&slirp) < 0)
 		return -ENOENT;
 	struct net_engine *e = calloc(1, sizeof(*e));
 	if (!e)

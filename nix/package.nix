@@ -1,13 +1,14 @@
 # agentsandbox itself: the launcher, its plugins and the filtering proxy,
 # built with meson from this repository. Runtime helpers are pinned by
-# absolute store path so the launcher never trusts whatever bwrap is on PATH.
+# absolute store path at build time (-Dbwrap, -Dslirp4netns), so the launcher
+# never trusts whatever is on PATH, and needs no wrapper script: one would
+# put a shell's start in front of every launch.
 {
   lib,
   stdenv,
   meson,
   ninja,
   pkg-config,
-  makeWrapper,
   libconfig,
   libseccomp,
   openssl,
@@ -15,7 +16,6 @@
   libev,
   bubblewrap,
   slirp4netns,
-  passt,
 }:
 stdenv.mkDerivation {
   pname = "agentsandbox";
@@ -31,7 +31,6 @@ stdenv.mkDerivation {
     meson
     ninja
     pkg-config
-    makeWrapper
   ];
   buildInputs = [
     libconfig
@@ -44,21 +43,12 @@ stdenv.mkDerivation {
     [ (lib.mesonEnable "tests" false) ]
     ++ lib.optionals stdenv.hostPlatform.isLinux [
       (lib.mesonOption "bwrap" "${bubblewrap}/bin/bwrap")
+      (lib.mesonOption "slirp4netns" "${slirp4netns}/bin/slirp4netns")
     ];
 
   # The test suite needs user namespaces and a nix-daemon: run it in CI
   # (.ci/run), not inside the build sandbox.
   doCheck = false;
-
-  postInstall = lib.optionalString stdenv.hostPlatform.isLinux ''
-    wrapProgram $out/bin/agentsandbox \
-      --prefix PATH : ${
-        lib.makeBinPath [
-          slirp4netns
-          passt
-        ]
-      }
-  '';
 
   meta = {
     description = "Run AI coding agents in a declarative sandbox";

@@ -228,6 +228,11 @@ int platform_engine_usable(void)
 	return -EOPNOTSUPP;
 }
 
+const char *platform_engine_pinned(void)
+{
+	return NULL;
+}
+
 const char *platform_engine_name(const struct net_engine *e)
 {
 	(void)e;

@@ -7,9 +7,9 @@
 #      libraries");
 #   3. the portable build (-Dplatform=posix: the core without any Linux part,
 #      the stub backend, the portable plugins): its unit and conformance tests;
-#   4. a clang ASan+UBSan build; unit, integration, conformance, git, proxy,
-#      browsers and fuzz suites (not agents: the CLIs are node and native
-#      programs).
+#   4. a clang ASan+UBSan build, with slirp4netns pinned (-Dslirp4netns);
+#      unit, integration, conformance, git, proxy, browsers and fuzz suites
+#      (not agents: the CLIs are node and native programs).
 # ASB_TEST_USER names the unprivileged user (created when missing).
 set -uo pipefail
 SRC=$(cd "$(dirname "$0")/.." && pwd)
@@ -70,8 +70,13 @@ SUITES= run_suite "portable core (posix platform)" "$WORK/build-posix" -Dplatfor
 if command -v clang >/dev/null; then
     export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=0}
     export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
+    # This build also pins slirp4netns (-Dslirp4netns, as the Nix package
+    # does), spelled apart from the system's path so that network.sh can tell
+    # the pin was the one used.
+    slirp=$(command -v slirp4netns || true)
     CC=clang SUITES="--suite unit --suite integration --suite conformance --suite git --suite proxy --suite browsers --suite fuzz" \
-        run_suite "clang ASan+UBSan" "$WORK/build-asan" -Db_sanitize=address,undefined -Db_lundef=false
+        run_suite "clang ASan+UBSan" "$WORK/build-asan" -Db_sanitize=address,undefined -Db_lundef=false \
+        ${slirp:+-Dslirp4netns="${slirp%/*}/./slirp4netns"}
 fi
 
 [ -n "${ASB_TEST_WORK:-}" ] || rm -rf "$WORK"

@@ -429,6 +429,24 @@ CFG
         skip "open: a failing engine (needs root for its stand-in)"
     fi
     ok $(grep -q '"mode": "open"' "$s/network.json" && grep -q slirp4netns "$s/network.json" && grep -q tap0 "$s/network.json"; echo $?) "open: network.json records the engine and the addresses"
+    # Which slirp4netns runs is the build's pin (-Dslirp4netns, as the Nix
+    # package sets it) or the first in the fixed system directories: never
+    # one that the caller's PATH puts first.
+    mkdir -p "$TEST_TMP/fakebin"
+    printf '#!/bin/sh\ntouch "%s/fake-engine-ran"\nexit 1\n' "$TEST_TMP" >"$TEST_TMP/fakebin/slirp4netns"
+    chmod 755 "$TEST_TMP/fakebin/slirp4netns"
+    PATH="$TEST_TMP/fakebin:$PATH" in_open 'true'
+    code=$?
+    s=$(sessions | tail -1)
+    engine=$(sed -n 's/.* info: slirp4netns (pid [0-9]*): \([^ ]*\) .*/\1/p' "$s/launch.log")
+    if [ -n "${ASB_SLIRP4NETNS_PIN:-}" ]; then
+        want=$ASB_SLIRP4NETNS_PIN
+    else
+        want=$(for d in /usr/bin /bin /usr/local/bin /usr/sbin /sbin; do
+            [ -x "$d/slirp4netns" ] && echo "$d/slirp4netns" && break; done)
+    fi
+    ok $([ $code -eq 0 ] && [ "$engine" = "$want" ] && [ ! -e "$TEST_TMP/fake-engine-ran" ]; echo $?) \
+        "open: the engine is ${ASB_SLIRP4NETNS_PIN:+the pinned }$want, not the one first on PATH (ran: $engine)"
 else
     skip "slirp4netns is not installed: open mode not tested"
 fi
