@@ -45,7 +45,29 @@ void plan_free(struct plan *plan)
 		free(plan->seccomp_allow[i].origin);
 	}
 	free(plan->seccomp_allow);
+	if (plan->empty_data_fd > 0)
+		close(plan->empty_data_fd);
 	*plan = (struct plan){0};
+}
+
+/* An fd of its own on `data`: empty ones share one sealed file (nothing
+ * can be written to it), each entry its own dup. */
+static int data_fd(struct plan *plan, const void *data, size_t len, int *out)
+{
+	if (len)
+		return platform_data_fd(data, len, out);
+	if (plan->empty_data_fd <= 0) {
+		int r = platform_data_fd(NULL, 0, &plan->empty_data_fd);
+		if (r < 0) {
+			plan->empty_data_fd = 0;
+			return r;
+		}
+	}
+	int fd = fcntl(plan->empty_data_fd, F_DUPFD_CLOEXEC, 3);
+	if (fd < 0)
+		return -errno;
+	*out = fd;
+	return 0;
 }
 
 /* Takes ownership of e's fd and strings, also on failure. */
@@ -176,7 +198,7 @@ int plan_entry(struct plan *plan, uint32_t type, uint32_t flags, uint32_t mode,
 			len = 0;
 		if (!e.mode)
 			e.mode = 0444;
-		if ((r = platform_data_fd(data, len, &e.fd)) < 0) {
+		if ((r = data_fd(plan, data, len, &e.fd)) < 0) {
 			entry_free(&e);
 			return r;
 		}

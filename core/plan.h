@@ -53,6 +53,9 @@ struct plan {
 	struct strv argv;
 	char *chdir;
 	bool final; /* changes now fail with -EBUSY */
+	/* The sealed empty file every empty FILE or MASK entry holds a dup of
+	 * (a git workspace masks hundreds); 0: none made yet. */
+	int empty_data_fd;
 
 	/* Network intent (core/network.c). */
 	uint32_t net_mode;  /* ASB_NET_* */

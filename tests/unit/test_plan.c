@@ -143,6 +143,54 @@ static void test_paths(void **state)
 	plan_free(&plan);
 }
 
+static int count_open_fds(void)
+{
+	int n = 0;
+	for (int fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) >= 0;
+	return n;
+}
+
+/* Empty FILE and MASK entries (a git workspace masks hundreds) share one
+ * empty file: each entry has an fd of its own, none can write to it, and
+ * plan_free leaves no fd open. */
+static void test_empty_data_shared(void **state)
+{
+	(void)state;
+	int before = count_open_fds();
+	struct plan plan = {0};
+	for (int i = 0; i < 3; i++) {
+		char dest[32];
+		snprintf(dest, sizeof(dest), "/m%d", i);
+		assert_int_equal(plan_entry(&plan, ASB_ENTRY_MASK, 0, 0, NULL, dest, NULL, 0, "t"),
+		                 0);
+	}
+	assert_int_equal(plan_file(&plan, "/empty", "", 0, 0, "t"), 0);
+	assert_int_equal(plan_file(&plan, "/full", "data", 4, 0, "t"), 0);
+	struct stat first, st;
+	assert_int_equal(fstat(plan.entries[0].fd, &first), 0);
+	assert_int_equal(first.st_size, 0);
+	for (size_t i = 1; i < 4; i++) {
+		assert_int_not_equal(plan.entries[i].fd, plan.entries[0].fd);
+		assert_int_equal(fcntl(plan.entries[i].fd, F_GETFD) & FD_CLOEXEC, FD_CLOEXEC);
+		assert_int_equal(fstat(plan.entries[i].fd, &st), 0);
+		assert_true(st.st_ino == first.st_ino && st.st_dev == first.st_dev);
+	}
+	/* What has content is a file of its own. */
+	assert_int_equal(fstat(plan.entries[4].fd, &st), 0);
+	assert_true(st.st_ino != first.st_ino || st.st_dev != first.st_dev);
+	assert_int_equal(st.st_size, 4);
+#ifdef __linux__
+	/* Sealed: the shared file stays empty whoever holds it. */
+	assert_int_equal(write(plan.entries[2].fd, "x", 1), -1);
+	assert_int_equal(fstat(plan.entries[0].fd, &st), 0);
+	assert_int_equal(st.st_size, 0);
+#endif
+	assert_int_equal(count_open_fds(), before + 5 + 1);
+	plan_free(&plan);
+	assert_int_equal(count_open_fds(), before);
+}
+
 /* Whatever the spelling, a pinned path is named by its canonical path and
  * pins that very object: a path already canonical and free of symlinks as
  * given (platform_pin_path reads no /proc link then), any other through
@@ -439,10 +487,15 @@ static void test_sessions(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_env),           cmocka_unit_test(test_parent_first),
-	    cmocka_unit_test(test_execs),         cmocka_unit_test(test_paths),
-	    cmocka_unit_test(test_pin_spellings), cmocka_unit_test(test_common_tools),
-	    cmocka_unit_test(test_loader),        cmocka_unit_test(test_bwrap_render),
+	    cmocka_unit_test(test_env),
+	    cmocka_unit_test(test_parent_first),
+	    cmocka_unit_test(test_execs),
+	    cmocka_unit_test(test_paths),
+	    cmocka_unit_test(test_empty_data_shared),
+	    cmocka_unit_test(test_pin_spellings),
+	    cmocka_unit_test(test_common_tools),
+	    cmocka_unit_test(test_loader),
+	    cmocka_unit_test(test_bwrap_render),
 	    cmocka_unit_test(test_sessions),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
