@@ -246,7 +246,8 @@ static int read_block(int fd, void **blockp, size_t *sizep, struct dirlist *out)
 	return r < 0 ? r : block ? 0 : -ENOMEM;
 }
 
-int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reused)
+int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reused,
+                 struct stat *st_out)
 {
 	*out = (struct dirlist){0};
 	if (reused)
@@ -261,6 +262,8 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
 		return -errno;
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
+	if (st_out)
+		*st_out = st;
 	struct kept *k = c ? find(c, st.st_dev, st.st_ino) : NULL;
 	/* The file system asked again: a device number freed since (a tmpfs
 	 * unmounted) may now be another's, which says what ctime it likes. */

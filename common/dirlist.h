@@ -55,9 +55,11 @@ void dirlist_cache_free(struct dirlist_cache *c);
  * directory (its device and inode) when it is still valid, else read now,
  * and kept when it may be reused (and is not over DIRLIST_KEEP_MAX_BYTES).
  * With c NULL, read now. *out stays valid until dirlist_release, or a kept
- * one until the cache is freed. reused (may be NULL): whether it was kept.
+ * one until the cache is freed. reused (may be NULL): whether it was kept;
+ * st (may be NULL): the directory's stat, as read to check the kept one.
  * 0, or -errno. */
-int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reused);
+int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reused,
+                 struct stat *st);
 /* Frees a listing that was not kept; nothing otherwise. */
 void dirlist_release(struct dirlist *l);
 

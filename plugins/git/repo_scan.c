@@ -654,12 +654,11 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 	if (dfd < 0)
 		return 0; /* unreadable: the agent cannot read it either */
 	struct dirlist l;
-	int ret = dirlist_read(s->opt->dirs, dfd, &l, NULL);
+	struct stat self;
+	int ret = dirlist_read(s->opt->dirs, dfd, &l, NULL, &self);
 	if (ret < 0)
 		return ret;
 	s->r->dirs_scanned++;
-	struct stat self;
-	bool leaves = fstat(dfd, &self) == 0;
 
 	bool has_git = false, has_head = false, has_objects = false, has_refs = false;
 	struct queue subs = {0};
@@ -705,7 +704,7 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 			s->r->limits_hit |= RS_LIMIT_DEPTH;
 			break;
 		}
-		if (leaves && s->r->dirs_scanned < s->opt->limits.max_dirs &&
+		if (s->r->dirs_scanned < s->opt->limits.max_dirs &&
 		    plain_leaf(s, dfd, &self, subs.items[i].path)) {
 			s->r->dirs_scanned++;
 			continue;

@@ -234,7 +234,7 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 	if (fd < 0)
 		return 0; /* unreadable: the agent cannot use it either */
 	struct dirlist l;
-	int ret = dirlist_read(w->o->dirs, fd, &l, NULL);
+	int ret = dirlist_read(w->o->dirs, fd, &l, NULL, NULL);
 	if (ret < 0)
 		return ret;
 	w->r->dirs_scanned++;

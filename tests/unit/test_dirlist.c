@@ -60,7 +60,14 @@ static int read_at(struct dirlist_cache *c, const char *rel, struct dirlist *l, 
 	            (int)sizeof(p));
 	int fd = open(p, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 	assert_true(fd >= 0);
-	int r = dirlist_read(c, fd, l, reused);
+	struct stat st, want;
+	int r = dirlist_read(c, fd, l, reused, &st);
+	/* The directory's own stat comes with it, kept listing or read. */
+	assert_int_equal(fstat(fd, &want), 0);
+	if (r == 0)
+		assert_true(st.st_dev == want.st_dev && st.st_ino == want.st_ino &&
+		            st.st_ctim.tv_sec == want.st_ctim.tv_sec &&
+		            st.st_ctim.tv_nsec == want.st_ctim.tv_nsec);
 	close(fd);
 	return r;
 }
