@@ -367,23 +367,41 @@ int plan_prefix_argv(struct plan *plan, const char *init, const struct strv *opt
 	return 0;
 }
 
-/* Parents first, each depth in the order entries were added (a stable
- * merge sort: qsort is not stable). */
-static void sort_parent_first(struct plan_entry *v, struct plan_entry *tmp, size_t n)
+/* Parents first, each depth in the order entries were added: a stable
+ * counting sort by depth, each depth counted once per entry (a git
+ * workspace plans hundreds). Without memory for it, an insertion sort in
+ * place: the order is never left undone. */
+static void sort_parent_first(struct plan_entry *v, size_t n)
 {
 	if (n < 2)
 		return;
-	size_t half = n / 2;
-	sort_parent_first(v, tmp, half);
-	sort_parent_first(v + half, tmp, n - half);
-	size_t i = 0, j = half, k = 0;
-	while (i < half && j < n)
-		tmp[k++] = path_depth(v[j].dest) < path_depth(v[i].dest) ? v[j++] : v[i++];
-	while (i < half)
-		tmp[k++] = v[i++];
-	while (j < n)
-		tmp[k++] = v[j++];
-	memcpy(v, tmp, n * sizeof(*v));
+	size_t *depth = malloc(n * sizeof(*depth));
+	struct plan_entry *tmp = malloc(n * sizeof(*tmp));
+	size_t max = 0;
+	for (size_t i = 0; depth && i < n; i++)
+		if ((depth[i] = path_depth(v[i].dest)) > max)
+			max = depth[i];
+	size_t *start = depth && tmp ? calloc(max + 2, sizeof(*start)) : NULL;
+	if (start) {
+		for (size_t i = 0; i < n; i++)
+			start[depth[i] + 1]++;
+		for (size_t d = 1; d <= max + 1; d++)
+			start[d] += start[d - 1];
+		for (size_t i = 0; i < n; i++)
+			tmp[start[depth[i]]++] = v[i];
+		memcpy(v, tmp, n * sizeof(*v));
+	} else {
+		for (size_t i = 1; i < n; i++) {
+			struct plan_entry e = v[i];
+			size_t d = path_depth(e.dest), j = i;
+			for (; j > 0 && path_depth(v[j - 1].dest) > d; j--)
+				v[j] = v[j - 1];
+			v[j] = e;
+		}
+	}
+	free(start);
+	free(tmp);
+	free(depth);
 }
 
 void plan_set_final(struct plan *plan)
@@ -391,10 +409,6 @@ void plan_set_final(struct plan *plan)
 	/* Whoever added them, an entry is applied after every entry above it:
 	 * a directory one plugin binds over itself (to pin it) must not cover
 	 * what another plugin, or the core, put inside it earlier. */
-	struct plan_entry *tmp =
-	    plan->n_entries > 1 ? malloc(plan->n_entries * sizeof(*tmp)) : NULL;
-	if (tmp)
-		sort_parent_first(plan->entries, tmp, plan->n_entries);
-	free(tmp);
+	sort_parent_first(plan->entries, plan->n_entries);
 	plan->final = true;
 }

@@ -13,6 +13,7 @@
 #include "log.h"
 #include "plan.h"
 #include "session.h"
+#include "util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -68,6 +69,36 @@ static void test_parent_first(void **state)
 	for (size_t i = 0; i < 5; i++) {
 		assert_string_equal(plan.entries[i].dest, dests[i]);
 		assert_string_equal(plan.entries[i].origin, origins[i]);
+	}
+	plan_free(&plan);
+}
+
+/* Hundreds of entries (a git workspace): parents first, and within a depth
+ * the order they were added in. */
+static void test_parent_first_many(void **state)
+{
+	(void)state;
+	struct plan plan = {0};
+	unsigned seed = 12345;
+	for (int i = 0; i < 600; i++) {
+		seed = seed * 1103515245u + 12345u;
+		int depth = 1 + (int)((seed >> 16) % 9);
+		char dest[128] = "", origin[16];
+		for (int d = 0; d < depth; d++)
+			snprintf(dest + strlen(dest), sizeof(dest) - strlen(dest), "/d%d",
+			         (i + d) % 7);
+		snprintf(origin, sizeof(origin), "%d", i);
+		assert_int_equal(plan_ephemeral(&plan, dest, 0700, origin), 0);
+	}
+	plan_set_final(&plan);
+	assert_int_equal(plan.n_entries, 600);
+	for (size_t i = 1; i < plan.n_entries; i++) {
+		size_t a = path_depth(plan.entries[i - 1].dest),
+		       b = path_depth(plan.entries[i].dest);
+		assert_true(a <= b);
+		if (a == b)
+			assert_true(atoi(plan.entries[i - 1].origin) <
+			            atoi(plan.entries[i].origin));
 	}
 	plan_free(&plan);
 }
@@ -489,6 +520,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_env),
 	    cmocka_unit_test(test_parent_first),
+	    cmocka_unit_test(test_parent_first_many),
 	    cmocka_unit_test(test_execs),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_empty_data_shared),
