@@ -161,6 +161,16 @@ static int retire(struct dirlist_cache *c, struct kept *k)
 	return 0;
 }
 
+/* Whether the file system `dev` was seen (and found trustworthy): known
+ * without asking it. */
+static bool fs_known_trusted(const struct dirlist_cache *c, dev_t dev)
+{
+	for (size_t i = 0; i < c->n_fs; i++)
+		if (c->fs[i].dev == dev)
+			return c->fs[i].trusted;
+	return false;
+}
+
 static bool fs_trusted(struct dirlist_cache *c, int fd, dev_t dev)
 {
 #ifdef __linux__
@@ -309,6 +319,18 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
 	c->changed |= k->reusable || was_reusable;
 	*out = l;
 	return 0;
+}
+
+bool dirlist_kept(struct dirlist_cache *c, const struct stat *st, struct dirlist *out)
+{
+	struct kept *k = c && S_ISDIR(st->st_mode) ? find(c, st->st_dev, st->st_ino) : NULL;
+	if (!k || !k->block || !k->reusable || !same_time(&k->ctime, &st->st_ctim) ||
+	    !fs_known_trusted(c, st->st_dev))
+		return false;
+	c->reused++;
+	k->touched = true;
+	*out = k->list;
+	return true;
 }
 
 bool dirlist_known_absent(struct dirlist_cache *c, int fd, const struct stat *st, const char *name)

@@ -62,6 +62,11 @@ int dirlist_read(struct dirlist_cache *c, int fd, struct dirlist *out, bool *reu
                  struct stat *st);
 /* Frees a listing that was not kept; nothing otherwise. */
 void dirlist_release(struct dirlist *l);
+/* The kept listing of the directory `st` describes (a fresh lstat of it),
+ * without opening it: true while the directory is unchanged since it was
+ * kept, on a file system this cache already found trustworthy (a read
+ * there first). *out as dirlist_read gives a kept one. */
+bool dirlist_kept(struct dirlist_cache *c, const struct stat *st, struct dirlist *out);
 
 /* Whether `name` is known not to be in the directory `st` describes (a
  * fresh stat of it; fd: any open on its file system): from its kept

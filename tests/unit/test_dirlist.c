@@ -105,6 +105,9 @@ static int setup(void **state)
 	mk("c", true);
 	mk("d", true);
 	mk("e", true);
+	mk("kept", true);
+	mk("kept/x", false);
+	mk("kept/sub", true);
 	mk("leaf", true);
 	mk("leaf2", true);
 	mk("big", true);
@@ -229,6 +232,55 @@ static void test_held_listing_survives_a_reread(void **state)
 static void path_of(char *out, size_t len, const char *rel)
 {
 	snprintf(out, len, "%s/%s", base, rel);
+}
+
+static void lstat_at(const char *rel, struct stat *st)
+{
+	char p[512];
+	path_of(p, sizeof(p), rel);
+	assert_int_equal(lstat(p, st), 0);
+}
+
+/* A kept listing without opening the directory: only while it is unchanged,
+ * and on a file system this cache has read a directory of. */
+static void test_kept_by_stat(void **state)
+{
+	(void)state;
+	NEEDS_REUSE();
+	char file[512];
+	path_of(file, sizeof(file), "kept-cache");
+	struct dirlist_cache *c = dirlist_cache_new();
+	struct dirlist l;
+	struct stat st;
+	lstat_at("kept", &st);
+	assert_false(dirlist_kept(c, &st, &l)); /* nothing kept yet */
+	assert_int_equal(read_at(c, "kept", &l, NULL), 0);
+	lstat_at("kept", &st);
+	assert_true(dirlist_kept(c, &st, &l));
+	assert_true(l.n == 2 && has(&l, "x") && has(&l, "sub"));
+	size_t nr, nd;
+	dirlist_counts(c, &nr, &nd);
+	assert_int_equal(nr, 1);
+	lstat_at("kept/x", &st); /* not a directory */
+	assert_false(dirlist_kept(c, &st, &l));
+	assert_int_equal(dirlist_cache_save(c, file), 0);
+	dirlist_cache_free(c);
+
+	/* Loaded: its file system is taken on trust only once a directory of
+	 * it was read in this cache. */
+	c = dirlist_cache_load(file);
+	lstat_at("kept", &st);
+	assert_false(dirlist_kept(c, &st, &l));
+	assert_int_equal(read_at(c, "a", &l, NULL), 0);
+	assert_true(dirlist_kept(c, &st, &l));
+	/* Changed: not reused, and read again it shows. */
+	mk("kept/new", false);
+	lstat_at("kept", &st);
+	assert_false(dirlist_kept(c, &st, &l));
+	assert_int_equal(read_at(c, "kept", &l, NULL), 0);
+	assert_true(has(&l, "new"));
+	dirlist_release(&l);
+	dirlist_cache_free(c);
 }
 
 /* Kept by one launch, reused by the next while unchanged; a change in
@@ -428,6 +480,7 @@ int main(void)
 	    cmocka_unit_test(test_saved_and_loaded),
 	    cmocka_unit_test(test_untrusted_files_are_ignored),
 	    cmocka_unit_test(test_known_absent),
+	    cmocka_unit_test(test_kept_by_stat),
 	    cmocka_unit_test(test_large_is_not_kept),
 	    cmocka_unit_test(test_other_workspace_survives_then_ages),
 	    cmocka_unit_test(test_held_listing_survives_a_reread),
