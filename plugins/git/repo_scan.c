@@ -202,14 +202,11 @@ static bool creatable_in(const char *dir)
 	return access(dir, W_OK) == 0 || (errno != EACCES && errno != EROFS && errno != EPERM);
 }
 
-/* `missing`: the mask for a path that does not exist (RS_MASK_*). */
-static int protect_path(struct scan *s, const char *dir, const char *name, int missing,
+/* `path` (in `dir`), of kind k (path_kind's); `missing`: the mask for a
+ * path that does not exist (RS_MASK_*). */
+static int protect_kind(struct scan *s, const char *dir, const char *path, int k, int missing,
                         const char *why)
 {
-	_cleanup_free_ char *path = path_join(dir, name);
-	if (!path)
-		return -ENOMEM;
-	int k = path_kind(path);
 	if (k < 0)
 		return refuse(s, path, k);
 	if (k == 0 && !creatable_in(dir))
@@ -221,10 +218,19 @@ static int protect_path(struct scan *s, const char *dir, const char *name, int m
 	return add_mount(s, RS_BIND_RO, path, 0, why);
 }
 
-/* A directory bound over itself: writable, but no longer renamable. */
-static int pin_dir(struct scan *s, const char *path, const char *why)
+static int protect_path(struct scan *s, const char *dir, const char *name, int missing,
+                        const char *why)
 {
-	int k = path_kind(path);
+	_cleanup_free_ char *path = path_join(dir, name);
+	if (!path)
+		return -ENOMEM;
+	return protect_kind(s, dir, path, path_kind(path), missing, why);
+}
+
+/* A directory (of kind k, path_kind's) bound over itself: writable, but no
+ * longer renamable. */
+static int pin_kind(struct scan *s, const char *path, int k, const char *why)
+{
 	if (k < 0)
 		return refuse(s, path, k);
 	if (k == 0)
@@ -232,6 +238,11 @@ static int pin_dir(struct scan *s, const char *path, const char *why)
 	if (k != 'd')
 		return refuse(s, path, k == 'l' ? -ELOOP : -ENOTDIR);
 	return add_mount(s, RS_BIND_RW, path, 0, why);
+}
+
+static int pin_dir(struct scan *s, const char *path, const char *why)
+{
+	return pin_kind(s, path, path_kind(path), why);
 }
 
 /* `rel` = "a/b/file" below `dir`: intermediate directories are pinned; from
@@ -265,7 +276,7 @@ static int protect_nested(struct scan *s, const char *dir, const char *rel, int 
 			return refuse(s, next, -ELOOP);
 		if (k != 'd') /* git cannot use it either; keep it as it is */
 			return add_mount(s, RS_BIND_RO, next, 0, why);
-		int ret = pin_dir(s, next, "pinned");
+		int ret = pin_kind(s, next, k, "pinned");
 		if (ret < 0)
 			return ret;
 		free(cur);
@@ -380,11 +391,12 @@ static int add_gitdir(struct scan *s, const char *path, bool worktree_admin)
 	_cleanup_free_ char *cw = path_join(path, "config.worktree");
 	if (!copy || !cd || !cw)
 		return -ENOMEM;
+	int cw_kind = path_kind(cw);
 	r->gitdirs[r->n_gitdirs++] = (struct rs_gitdir){
 	    .path = TAKE_PTR(copy),
 	    .worktree_admin = worktree_admin,
 	    .had_commondir = path_kind(cd) > 0,
-	    .had_worktree_config = path_kind(cw) > 0,
+	    .had_worktree_config = cw_kind > 0,
 	};
 	if (s->opt->audit)
 		goto children;
@@ -396,12 +408,12 @@ static int add_gitdir(struct scan *s, const char *path, bool worktree_admin)
 		if ((ret = protect_path(s, path, "gitdir", RS_MASK_FILE, "worktree pointer")) < 0 ||
 		    (ret = protect_path(s, path, "commondir", RS_MASK_FILE, "worktree pointer")) <
 		        0 ||
-		    (ret = protect_path(s, path, "config.worktree", RS_MASK_FILE, "config")) < 0)
+		    (ret = protect_kind(s, path, cw, cw_kind, RS_MASK_FILE, "config")) < 0)
 			return ret;
 	} else {
 		if ((ret = protect_path(s, path, "hooks", RS_MASK_DIR, "hooks")) < 0 ||
 		    (ret = protect_path(s, path, "config", RS_MASK_FILE, "config")) < 0 ||
-		    (ret = protect_path(s, path, "config.worktree", RS_MASK_FILE, "config")) < 0 ||
+		    (ret = protect_kind(s, path, cw, cw_kind, RS_MASK_FILE, "config")) < 0 ||
 		    (ret = protect_nested(s, path, "info/attributes", RS_MASK_FILE, "attributes")) <
 		        0 ||
 		    (ret = protect_nested(s, path, "objects/info/alternates", RS_MASK_FILE,
