@@ -177,6 +177,8 @@ static bool fs_trusted(struct dirlist_cache *c, int fd, dev_t dev)
 	for (size_t i = 0; i < c->n_fs; i++)
 		if (c->fs[i].dev == dev)
 			return c->fs[i].trusted;
+	if (fd < 0)
+		return false; /* not asked (and not remembered as untrusted) */
 	struct statfs fs;
 	bool trusted =
 	    fstatfs(fd, &fs) == 0 && (fs.f_type == DL_EXT4_MAGIC || fs.f_type == DL_XFS_MAGIC ||

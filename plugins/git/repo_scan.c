@@ -619,20 +619,21 @@ static bool is_heavy(const char *name)
 /* Does a directory's link count say whether it has subdirectories (2: none)?
  * On ext2/3/4, xfs and tmpfs it does; btrfs and overlayfs report 1, and
  * elsewhere we do not know, so there every directory is read. */
-static bool nlink_exact(struct scan *s, int dfd, dev_t dev)
+static bool nlink_exact(struct scan *s, int dfd, const char *dir, dev_t dev)
 {
 #ifdef __linux__
 	if (s->nlink_known && s->nlink_dev == dev)
 		return s->nlink_trusted;
+	/* The directory open, else (its listing kept) by path. */
 	struct statfs fs;
-	s->nlink_trusted =
-	    fstatfs(dfd, &fs) == 0 && (fs.f_type == EXT4_SUPER_MAGIC ||
-	                               fs.f_type == XFS_SUPER_MAGIC || fs.f_type == TMPFS_MAGIC);
+	s->nlink_trusted = (dfd >= 0 ? fstatfs(dfd, &fs) : statfs(dir, &fs)) == 0 &&
+	                   (fs.f_type == EXT4_SUPER_MAGIC || fs.f_type == XFS_SUPER_MAGIC ||
+	                    fs.f_type == TMPFS_MAGIC);
 	s->nlink_dev = dev;
 	s->nlink_known = true;
 	return s->nlink_trusted;
 #else
-	(void)s, (void)dfd, (void)dev;
+	(void)s, (void)dfd, (void)dir, (void)dev;
 	return false;
 #endif
 }
@@ -640,21 +641,37 @@ static bool nlink_exact(struct scan *s, int dfd, dev_t dev)
 /* A subdirectory with no subdirectory of its own can be neither a bare git
  * dir (objects/, refs/) nor hold one: only a .git entry in it matters, and
  * two stats say there is none, where reading it takes five system calls. */
-static bool plain_leaf(struct scan *s, int dfd, const struct stat *parent, const char *name)
+static bool plain_leaf(struct scan *s, int dfd, const char *dir, const struct stat *parent,
+                       const char *name)
 {
-	if (!nlink_exact(s, dfd, parent->st_dev))
+	if (!nlink_exact(s, dfd, dir, parent->st_dev))
 		return false;
+	/* Relative to the directory when it was opened, else by path. */
+	_cleanup_free_ char *sub = dfd < 0 ? path_join(dir, name) : NULL;
+	if (dfd < 0 && !sub)
+		return false;
+	int at = dfd < 0 ? AT_FDCWD : dfd;
+	const char *rel = dfd < 0 ? sub : name;
 	struct stat st, git;
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
+	if (fstatat(at, rel, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode) ||
 	    st.st_dev != parent->st_dev || st.st_nlink != 2)
 		return false;
 	/* Unchanged since a check found none (a .git made would change it). */
 	if (dirlist_known_absent(s->opt->dirs, dfd, &st, ".git"))
 		return true;
-	_cleanup_free_ char *dotgit = path_join(name, ".git");
-	if (!dotgit || fstatat(dfd, dotgit, &git, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
+	_cleanup_free_ char *dotgit = path_join(rel, ".git");
+	if (!dotgit || fstatat(at, dotgit, &git, AT_SYMLINK_NOFOLLOW) == 0 || errno != ENOENT)
 		return false;
 	dirlist_note_absent(s->opt->dirs, dfd, &st, ".git");
+	return true;
+}
+
+/* Every entry's type known from the listing (no stat of it needed). */
+static bool all_typed(const struct dirlist *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->types[i] == DT_UNKNOWN)
+			return false;
 	return true;
 }
 
@@ -662,14 +679,19 @@ static bool plain_leaf(struct scan *s, int dfd, const struct stat *parent, const
 static int scan_one(struct scan *s, const char *path, unsigned depth, struct queue *q,
                     struct queue *later)
 {
-	_cleanup_close_ int dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
-	if (dfd < 0)
-		return 0; /* unreadable: the agent cannot read it either */
+	/* Unchanged since its listing was kept: that listing, without opening
+	 * it (two system calls fewer a directory). */
 	struct dirlist l;
 	struct stat self;
-	int ret = dirlist_read(s->opt->dirs, dfd, &l, NULL, &self);
-	if (ret < 0)
-		return ret;
+	_cleanup_close_ int dfd = -1;
+	int ret = 0;
+	if (lstat(path, &self) < 0 || !dirlist_kept(s->opt->dirs, &self, &l) || !all_typed(&l)) {
+		dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		if (dfd < 0)
+			return 0; /* unreadable: the agent cannot read it either */
+		if ((ret = dirlist_read(s->opt->dirs, dfd, &l, NULL, &self)) < 0)
+			return ret;
+	}
 	s->r->dirs_scanned++;
 
 	bool has_git = false, has_head = false, has_objects = false, has_refs = false;
@@ -717,7 +739,7 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 			break;
 		}
 		if (s->r->dirs_scanned < s->opt->limits.max_dirs &&
-		    plain_leaf(s, dfd, &self, subs.items[i].path)) {
+		    plain_leaf(s, dfd, path, &self, subs.items[i].path)) {
 			s->r->dirs_scanned++;
 			continue;
 		}

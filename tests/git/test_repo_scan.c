@@ -9,9 +9,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "dirlist.h"
 #include "repo_scan.h"
 
 static char root[256];
@@ -348,6 +350,47 @@ static void test_heavy_dirs_last(void **state)
 	rs_result_free(&r);
 }
 
+/* With kept listings (a cache, the tree settled), a scan opens no
+ * directory that is unchanged, and finds what a scan that read them all
+ * found; a repository made in a leaf since is found. */
+static void test_kept_listings(void **state)
+{
+	sh(GIT "init -q kw && mkdir -p kw/a/b kw/c && " GIT "init -q kw/a/b/n && "
+	       "for i in 1 2 3; do mkdir kw/c/l$i && touch kw/c/l$i/f; done");
+	sleep(DIRLIST_SETTLED_S + 1);
+	struct dirlist_cache *c = dirlist_cache_new();
+	char *ws = strdup(at("kw")); /* at()'s buffers are reused */
+	assert_non_null(ws);
+	struct rs_options o = {
+	    .workspace = ws, .home = "/nonexistent-home", .limits = big, .dirs = c};
+	struct rs_result first, again;
+	assert_int_equal(rs_scan(&o, &first), 0);
+	size_t reused0, read0, reused, read;
+	dirlist_counts(c, &reused0, &read0);
+	assert_int_equal(rs_scan(&o, &again), 0);
+	dirlist_counts(c, &reused, &read);
+	assert_int_equal(read, read0); /* nothing read again */
+	assert_true(reused > reused0);
+	assert_int_equal(first.n_repos, 2);
+	assert_int_equal(again.n_repos, first.n_repos);
+	assert_int_equal(again.n_mounts, first.n_mounts);
+	for (size_t i = 0; i < first.n_mounts; i++) {
+		assert_string_equal(again.mounts[i].path, first.mounts[i].path);
+		assert_int_equal(again.mounts[i].op, first.mounts[i].op);
+	}
+	expect_gitdir_protected(&again, "kw/a/b/n/.git");
+	rs_result_free(&again);
+	/* A repository made since in a leaf directory (a .git file). */
+	sh("mkdir store && " GIT "init -q --separate-git-dir store/y.git kw/c/l2");
+	assert_int_equal(rs_scan(&o, &again), 0);
+	assert_int_equal(again.n_repos, 3);
+	expect(&again, "kw/c/l2/.git", RS_BIND_RO, 0);
+	rs_result_free(&again);
+	rs_result_free(&first);
+	dirlist_cache_free(c);
+	free(ws);
+}
+
 static void test_audit_lists_new_gitdirs(void **state)
 {
 	sh(GIT "init -q ws");
@@ -379,6 +422,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_symlinked_hooks_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_limits, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_heavy_dirs_last, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_kept_listings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_audit_lists_new_gitdirs, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
