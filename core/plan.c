@@ -57,11 +57,19 @@ static int data_fd(struct plan *plan, const void *data, size_t len, int *out)
 	if (len)
 		return platform_data_fd(data, len, out);
 	if (plan->empty_data_fd <= 0) {
-		int r = platform_data_fd(NULL, 0, &plan->empty_data_fd);
-		if (r < 0) {
-			plan->empty_data_fd = 0;
+		int fd, r = platform_data_fd(NULL, 0, &fd);
+		if (r < 0)
 			return r;
+		/* Above 2 (0 is "none made yet"), even when started with 0-2 closed. */
+		if (fd < 3) {
+			int high = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+			r = high < 0 ? -errno : 0;
+			close(fd);
+			if (r < 0)
+				return r;
+			fd = high;
 		}
+		plan->empty_data_fd = fd;
 	}
 	int fd = fcntl(plan->empty_data_fd, F_DUPFD_CLOEXEC, 3);
 	if (fd < 0)

@@ -222,6 +222,26 @@ static void test_empty_data_shared(void **state)
 	assert_int_equal(count_open_fds(), before);
 }
 
+/* Started with stdin closed, the shared empty file would be fd 0, the "none
+ * made yet" of a zeroed plan: it is moved above 2, and nothing is left open. */
+static void test_empty_data_with_stdin_closed(void **state)
+{
+	(void)state;
+	int saved = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+	assert_true(saved >= 0);
+	assert_int_equal(close(STDIN_FILENO), 0);
+	struct plan plan = {0};
+	assert_int_equal(plan_entry(&plan, ASB_ENTRY_MASK, 0, 0, NULL, "/a", NULL, 0, "t"), 0);
+	assert_int_equal(plan_entry(&plan, ASB_ENTRY_MASK, 0, 0, NULL, "/b", NULL, 0, "t"), 0);
+	assert_true(plan.empty_data_fd > 2);
+	assert_true(plan.entries[0].fd > 2 && plan.entries[1].fd > 2);
+	assert_int_equal(fcntl(STDIN_FILENO, F_GETFD), -1);
+	plan_free(&plan);
+	assert_int_equal(fcntl(STDIN_FILENO, F_GETFD), -1);
+	assert_int_equal(dup2(saved, STDIN_FILENO), STDIN_FILENO);
+	close(saved);
+}
+
 /* Whatever the spelling, a pinned path is named by its canonical path and
  * pins that very object: a path already canonical and free of symlinks as
  * given (platform_pin_path reads no /proc link then), any other through
@@ -524,6 +544,7 @@ int main(void)
 	    cmocka_unit_test(test_execs),
 	    cmocka_unit_test(test_paths),
 	    cmocka_unit_test(test_empty_data_shared),
+	    cmocka_unit_test(test_empty_data_with_stdin_closed),
 	    cmocka_unit_test(test_pin_spellings),
 	    cmocka_unit_test(test_common_tools),
 	    cmocka_unit_test(test_loader),
