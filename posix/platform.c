@@ -124,14 +124,17 @@ int platform_data_fd(const void *data, size_t len, int *out)
 	_cleanup_close_ int fd = mkstemp(path);
 	if (fd < 0)
 		return -errno;
-	(void)unlink(path);
 	(void)fcntl(fd, F_SETFD, FD_CLOEXEC);
 	int r = len ? write_all(fd, data, len) : 0;
+	/* Handed out read-only: no holder can change what the others read (as
+	 * Linux's seals keep it). */
+	int ro = r < 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (r == 0 && ro < 0)
+		r = -errno;
+	(void)unlink(path);
 	if (r < 0)
 		return r;
-	if (lseek(fd, 0, SEEK_SET) < 0)
-		return -errno;
-	*out = TAKE_FD(fd);
+	*out = ro;
 	return 0;
 }
 
