@@ -329,6 +329,9 @@ bool dirlist_kept(struct dirlist_cache *c, const struct stat *st, struct dirlist
 	if (!k || !k->block || !k->reusable || !same_time(&k->ctime, &st->st_ctim) ||
 	    !fs_known_trusted(c, st->st_dev))
 		return false;
+	for (size_t i = 0; i < k->list.n; i++)
+		if (k->list.types[i] == DT_UNKNOWN)
+			return false;
 	c->reused++;
 	k->touched = true;
 	*out = k->list;

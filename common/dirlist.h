@@ -65,7 +65,9 @@ void dirlist_release(struct dirlist *l);
 /* The kept listing of the directory `st` describes (a fresh lstat of it),
  * without opening it: true while the directory is unchanged since it was
  * kept, on a file system this cache already found trustworthy (a read
- * there first). *out as dirlist_read gives a kept one. */
+ * there first), and when every entry's type is in it (one of unknown type
+ * needs the directory open to stat it). *out as dirlist_read gives a kept
+ * one. */
 bool dirlist_kept(struct dirlist_cache *c, const struct stat *st, struct dirlist *out);
 
 /* Whether `name` is known not to be in the directory `st` describes (a

@@ -666,15 +666,6 @@ static bool plain_leaf(struct scan *s, int dfd, const char *dir, const struct st
 	return true;
 }
 
-/* Every entry's type known from the listing (no stat of it needed). */
-static bool all_typed(const struct dirlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->types[i] == DT_UNKNOWN)
-			return false;
-	return true;
-}
-
 /* Read one directory: note a .git or a bare git dir, queue subdirectories. */
 static int scan_one(struct scan *s, const char *path, unsigned depth, struct queue *q,
                     struct queue *later)
@@ -685,7 +676,7 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 	struct stat self;
 	_cleanup_close_ int dfd = -1;
 	int ret = 0;
-	if (lstat(path, &self) < 0 || !dirlist_kept(s->opt->dirs, &self, &l) || !all_typed(&l)) {
+	if (lstat(path, &self) < 0 || !dirlist_kept(s->opt->dirs, &self, &l)) {
 		dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (dfd < 0)
 			return 0; /* unreadable: the agent cannot read it either */

@@ -222,15 +222,6 @@ static bool starts_entry(const struct pf_entry *e, const char *name, size_t n)
 	return strncmp(e->path, name, n) == 0 && (e->path[n] == '\0' || e->path[n] == '/');
 }
 
-/* Every entry's type known from the listing (no stat of it needed). */
-static bool all_typed(const struct dirlist *l)
-{
-	for (size_t i = 0; i < l->n; i++)
-		if (l->types[i] == DT_UNKNOWN)
-			return false;
-	return true;
-}
-
 /* The entries a directory holds (read once: one lstat per entry found, not
  * per entry listed); its subdirectories queued. */
 static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, size_t *qn,
@@ -244,7 +235,7 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 	struct stat dir_st;
 	struct dirlist l;
 	_cleanup_close_ int fd = -1;
-	if (lstat(host, &dir_st) < 0 || !dirlist_kept(w->o->dirs, &dir_st, &l) || !all_typed(&l)) {
+	if (lstat(host, &dir_st) < 0 || !dirlist_kept(w->o->dirs, &dir_st, &l)) {
 		fd = open(host, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 		if (fd < 0)
 			return 0; /* unreadable: the agent cannot use it either */

@@ -1,8 +1,8 @@
 /* OpenSSL's set-up (proxy/tls_init.c): a Hash_DRBG from the start, no
  * configuration file read until TLS is first needed, and then the system's
  * (OPENSSL_CONF here) applied to the contexts made after, towards servers
- * and towards the sandbox's clients; one that fails to load is said. What OpenSSL loads, it loads
- * once a process. */
+ * and towards the sandbox's clients; one that fails to load is said. What
+ * OpenSSL loads, it loads once a process. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -273,6 +273,26 @@ static void test_kept_by_stat(void **state)
 	assert_false(dirlist_kept(c, &st, &l));
 	assert_int_equal(read_at(c, "a", &l, NULL), 0);
 	assert_true(dirlist_kept(c, &st, &l));
+	/* A listing with an entry of unknown type (a file system that gives
+	 * none): not without the directory open, where it can be stat'ed. The
+	 * saved record's two type bytes (before its names) set to DT_UNKNOWN. */
+	FILE *f = fopen(file, "r+b");
+	assert_non_null(f);
+	char buf[65536];
+	size_t len = fread(buf, 1, sizeof(buf), f);
+	const char *names = NULL;
+	for (size_t i = 2; !names && i + 6 <= len; i++)
+		if (memcmp(buf + i, "x\0sub\0", 6) == 0 || memcmp(buf + i, "sub\0x\0", 6) == 0)
+			names = buf + i;
+	assert_non_null(names);
+	assert_true(names[-1] != DT_UNKNOWN && names[-2] != DT_UNKNOWN);
+	assert_int_equal(fseek(f, (long)(names - buf) - 2, SEEK_SET), 0);
+	assert_int_equal(fwrite("\0\0", 1, 2, f), 2);
+	assert_int_equal(fclose(f), 0);
+	struct dirlist_cache *unknown = dirlist_cache_load(file);
+	assert_int_equal(read_at(unknown, "a", &l, NULL), 0);
+	assert_false(dirlist_kept(unknown, &st, &l));
+	dirlist_cache_free(unknown);
 	/* Changed: not reused, and read again it shows. */
 	mk("kept/new", false);
 	lstat_at("kept", &st);
