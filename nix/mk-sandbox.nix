@@ -8,7 +8,8 @@
   agentsandbox,
   nix ? null,
   writeTextFile,
-  writeShellScriptBin,
+  runCommand,
+  makeBinaryWrapper,
 }:
 {
   pkg,
@@ -86,11 +87,23 @@ let
     text = config;
   };
 in
-# `--` so every argument reaches the agent untouched; launcher switches come
-# from AGENTSANDBOX_* variables (e.g. AGENTSANDBOX_ALLOW_NIX=1).
-(writeShellScriptBin outName ''
-  exec ${toString agentsandbox}/bin/agentsandbox -c ${toString configFile} -- "$@"
-'')
+# A compiled wrapper, not a script: a shell's start (~1.7 ms) would come
+# before every launch (bench/nix-wrapper.sh). `--` so every argument reaches
+# the agent untouched; launcher switches come from AGENTSANDBOX_* variables
+# (e.g. AGENTSANDBOX_ALLOW_NIX=1). argv[0] stays the launcher's path (no
+# --inherit-argv0): under an agent's name the launcher would take itself for
+# an agent link and hand `-c` on to the agent. Store paths hold no spaces, so --add-flags splits the
+# string into exactly these three arguments.
+(runCommand outName
+  {
+    nativeBuildInputs = [ makeBinaryWrapper ];
+    meta.mainProgram = outName;
+  }
+  ''
+    makeWrapper ${toString agentsandbox}/bin/agentsandbox $out/bin/${outName} \
+      --add-flags "-c ${toString configFile} --"
+  ''
+)
 // {
   # The policy text and file, for inspection: `nix eval .#x.config`.
   inherit config configFile;

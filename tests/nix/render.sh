@@ -94,13 +94,28 @@ expect domains-list plugins.git.protect 'false'
 expect no-internet network.allowed_domains '[]'
 expect no-internet plugins.browsers.engines '["firefox"]'
 
-# The wrapper runs the launcher on the rendered file and hands every argument
-# to the agent.
-wrapper=$(nix_eval "(import $FIX/full.nix).text" 2>&1)
-case $wrapper in
-*'/bin/agentsandbox -c /nix/store/00000000000000000000000000000000-full-sandboxed.cfg -- "$@"'*) ok 0 "wrapper execs agentsandbox -c <policy> -- \"\$@\"" ;;
-*) ok 1 "wrapper execs agentsandbox -c <policy> -- \"\$@\""; diag "$wrapper" ;;
-esac
+# The wrapper is compiled (nixpkgs' makeBinaryWrapper), not a shell script:
+# its build script, run here with a stand-in makeWrapper that records its
+# arguments, asks for one that runs the launcher (argv[0] its own path) on the
+# rendered file and hands every argument to the agent after `--`.
+nix_eval "(import $FIX/full.nix).buildCommand" >"$TEST_TMP/build.sh" 2>&1
+out=$TEST_TMP/out
+(
+    makeWrapper() { printf '%s\n' "$@" >"$TEST_TMP/make-wrapper.args"; }
+    . "$TEST_TMP/build.sh"
+) >"$TEST_TMP/build.log" 2>&1
+printf '%s\n' /nix/store/00000000000000000000000000000000-agentsandbox-0.1.0/bin/agentsandbox \
+    "$out/bin/full-sandboxed" --add-flags \
+    "-c /nix/store/00000000000000000000000000000000-full-sandboxed.cfg --" >"$TEST_TMP/want.args"
+if diff -u "$TEST_TMP/want.args" "$TEST_TMP/make-wrapper.args" >"$TEST_TMP/diff" 2>&1; then
+    ok 0 "wrapper: makeWrapper agentsandbox \$out/bin/<outName> --add-flags \"-c <policy> --\""
+else
+    ok 1 "wrapper: makeWrapper agentsandbox \$out/bin/<outName> --add-flags \"-c <policy> --\""
+    sed 's/^/# /' "$TEST_TMP/diff" "$TEST_TMP/build.log"
+fi
+got=$(nix_eval 'let w = import '"$FIX"'/full.nix; in builtins.concatStringsSep " " ((map (p: p.name) w.env.nativeBuildInputs) ++ [ w.env.meta.mainProgram ])' 2>&1)
+ok $([ "$got" = "make-binary-wrapper-hook full-sandboxed" ]; echo $?) \
+    "wrapper: built with makeBinaryWrapper, mainProgram is outName ($got)"
 
 # Mistakes are evaluation errors that name the argument.
 for f in "$FIX"/err-*.nix; do
