@@ -132,7 +132,7 @@ static int remove_one(const struct placeholders *p, const struct placeholder *ph
 {
 	const char *name = base_name(ph->path);
 	struct stat st;
-	if (fstatat(ph->parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
+	if (ph->gone || fstatat(ph->parent_fd, name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 		return 0; /* never created (launch failed early) or already gone */
 	if (!p->locks[ph->lock].exclusive) {
 		say(log, ud,
@@ -157,8 +157,10 @@ static int remove_one(const struct placeholders *p, const struct placeholder *ph
 
 void placeholders_cleanup(struct placeholders *p, placeholders_log_fn log, void *ud)
 {
+	/* Those spares_keep took alone are held still. */
 	for (size_t i = 0; i < p->n_locks; i++)
-		p->locks[i].exclusive = flock(p->locks[i].fd, LOCK_EX | LOCK_NB) == 0;
+		if (!p->locks[i].exclusive)
+			p->locks[i].exclusive = flock(p->locks[i].fd, LOCK_EX | LOCK_NB) == 0;
 	/* Newest first: a masked file sits inside a placeholder directory. */
 	bool pending = false;
 	for (size_t i = p->n; i-- > 0;)

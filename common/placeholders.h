@@ -20,6 +20,7 @@ struct placeholder {
 	int parent_fd; /* borrowed from locks */
 	size_t lock;
 	int is_dir;
+	int gone; /* moved away already (spares_keep): nothing left to remove */
 };
 
 /* One open file description per directory: flock() locks held through two
@@ -70,8 +71,9 @@ int placeholders_journal(struct placeholders *p, const char *dir, const char *id
  * directory, when no sandbox uses its directory (the parent's lock); then
  * the journal, once nothing it lists is left. */
 void placeholders_reap(const char *dir, placeholders_log_fn log, void *userdata);
-/* Remove those still empty, newest first; drop the journal when none is
- * left (what another sandbox still uses, a later launch reaps). */
+/* Remove those still empty, newest first, but for those already gone;
+ * drop the journal when none is left (what another sandbox still uses, a
+ * later launch reaps). */
 void placeholders_cleanup(struct placeholders *p, placeholders_log_fn log, void *userdata);
 void placeholders_free(struct placeholders *p);
 

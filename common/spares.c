@@ -33,7 +33,7 @@ static bool dir_empty(DIR *d)
 
 /* The directory `name` of `dfd` (never through a symlink), if it is ours
  * and empty: open, with *st. */
-static DIR *open_empty(int dfd, const char *name, struct stat *st)
+static DIR *open_empty(const struct spares *s, int dfd, const char *name, struct stat *st)
 {
 	int fd = openat(dfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
@@ -43,7 +43,7 @@ static DIR *open_empty(int dfd, const char *name, struct stat *st)
 		close(fd);
 		return NULL;
 	}
-	if (fstat(dirfd(d), st) < 0 || st->st_uid != geteuid() || st->st_nlink != 2 ||
+	if (fstat(dirfd(d), st) < 0 || st->st_uid != s->uid || st->st_nlink != 2 ||
 	    !dir_empty(d)) {
 		closedir(d);
 		return NULL;
@@ -52,18 +52,13 @@ static DIR *open_empty(int dfd, const char *name, struct stat *st)
 }
 
 /* The file `name` of `dfd` (never through a symlink), if it is ours, empty
- * and has no other name: an O_PATH fd, with *st; else -1. */
-static int open_empty_file(int dfd, const char *name, struct stat *st)
+ * and has no other name: true, with *st. One fstatat, not an open, a fstat
+ * and a close: git protection moves a hundred of them in and out each
+ * launch, and what is moved is checked again after (same_obj). */
+static bool empty_file(const struct spares *s, int dfd, const char *name, struct stat *st)
 {
-	int fd = openat(dfd, name, O_PATH | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, st) < 0 || !S_ISREG(st->st_mode) || st->st_uid != geteuid() ||
-	    st->st_nlink != 1 || st->st_size != 0) {
-		close(fd);
-		return -1;
-	}
-	return fd;
+	return fstatat(dfd, name, st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st->st_mode) &&
+	       st->st_uid == s->uid && st->st_nlink == 1 && st->st_size == 0;
 }
 
 /* Is `name` of `dfd` the very object *st is (a file: still empty)? */
@@ -90,7 +85,8 @@ void spares_open(struct spares *s, const char *dir, const char *id)
 	struct stat st;
 	/* Nobody else may put a directory here: what is taken from it lands
 	 * in the user's project. */
-	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & 077))
+	s->uid = geteuid();
+	if (fd < 0 || fstat(fd, &st) < 0 || st.st_uid != s->uid || (st.st_mode & 077))
 		return;
 	int dup = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	DIR *d = dup >= 0 ? fdopendir(dup) : NULL;
@@ -130,10 +126,10 @@ void spares_open(struct spares *s, const char *dir, const char *id)
 static int take_one(struct spares *s, const char *spare, int dfd, const char *name, bool is_dir)
 {
 	struct stat st;
-	DIR *d = is_dir ? open_empty(s->fd, spare, &st) : NULL;
-	int f = is_dir ? -1 : open_empty_file(s->fd, spare, &st);
-	if (!d && f < 0)
+	DIR *d = is_dir ? open_empty(s, s->fd, spare, &st) : NULL;
+	if (is_dir ? !d : !empty_file(s, s->fd, spare, &st))
 		return 0;
+	/* Never over anything: EEXIST is the placeholder's path taken. */
 	int r = renameat2(s->fd, spare, dfd, name, RENAME_NOREPLACE) == 0 ? 1
 	        : errno == EEXIST                                         ? -1
 	                                                                  : 0;
@@ -145,8 +141,6 @@ static int take_one(struct spares *s, const char *spare, int dfd, const char *na
 	}
 	if (d)
 		closedir(d);
-	if (f >= 0)
-		close(f);
 	return r;
 }
 #endif
@@ -158,14 +152,19 @@ void spares_place(struct spares *s, const struct placeholders *p)
 		const struct placeholder *ph = &p->items[i];
 		struct strv *pool = ph->is_dir ? &s->dirs : &s->files;
 		size_t *taken = ph->is_dir ? &s->dirs_taken : &s->files_taken;
-		struct stat st;
-		if (*taken >= pool->n || p->locks[ph->lock].dev != s->dev ||
-		    fstatat(ph->parent_fd, base_name(ph->path), &st, AT_SYMLINK_NOFOLLOW) == 0 ||
-		    errno != ENOENT)
+		if (p->locks[ph->lock].dev != s->dev)
 			continue;
-		while (*taken < pool->n && take_one(s, pool->v[(*taken)++], ph->parent_fd,
-		                                    base_name(ph->path), ph->is_dir) == 0)
-			;
+		/* A placeholder's path is missing (placeholders_add): no check
+		 * first; one that exists by now (another sandbox's mount point)
+		 * fails the rename, and leaves its spare for the next. */
+		int r = 0;
+		while (*taken < pool->n &&
+		       (r = take_one(s, pool->v[*taken], ph->parent_fd, base_name(ph->path),
+		                     ph->is_dir)) >= 0) {
+			(*taken)++;
+			if (r == 1)
+				break;
+		}
 	}
 #else
 	(void)s;
@@ -180,9 +179,8 @@ static int keep_one(struct spares *s, const struct placeholder *ph, placeholders
 {
 	const char *name = base_name(ph->path);
 	struct stat st;
-	DIR *d = ph->is_dir ? open_empty(ph->parent_fd, name, &st) : NULL;
-	int f = ph->is_dir ? -1 : open_empty_file(ph->parent_fd, name, &st);
-	if (!d && f < 0)
+	DIR *d = ph->is_dir ? open_empty(s, ph->parent_fd, name, &st) : NULL;
+	if (ph->is_dir ? !d : !empty_file(s, ph->parent_fd, name, &st))
 		return -ENOTEMPTY; /* cleanup says why */
 	char spare[128];
 	snprintf(spare, sizeof(spare), "%s-%zu", s->id, s->kept);
@@ -207,8 +205,6 @@ static int keep_one(struct spares *s, const struct placeholder *ph, placeholders
 	}
 	if (d)
 		closedir(d);
-	if (f >= 0)
-		close(f);
 	if (r == 0)
 		s->kept++;
 	return r;
@@ -224,12 +220,13 @@ void spares_keep(struct spares *s, struct placeholders *p, placeholders_log_fn l
 		p->locks[i].exclusive = flock(p->locks[i].fd, LOCK_EX | LOCK_NB) == 0;
 	/* Newest first, as cleanup: a placeholder may sit inside another. */
 	for (size_t i = p->n; i-- > 0;) {
-		const struct placeholder *ph = &p->items[i];
+		struct placeholder *ph = &p->items[i];
 		if (s->dirs.n - s->dirs_taken + s->files.n - s->files_taken + s->kept >= SPARES_MAX)
 			break;
 		if (!p->locks[ph->lock].exclusive || p->locks[ph->lock].dev != s->dev ||
 		    keep_one(s, ph, log, ud) < 0)
 			continue;
+		ph->gone = 1;
 		_cleanup_free_ char *line = str_printf("removed placeholder %s", ph->path);
 		if (line && log)
 			log(ud, line);

@@ -25,6 +25,7 @@
 struct spares {
 	int fd; /* the spare directory (0700, ours); 0: none, nothing is pooled */
 	dev_t dev;
+	uid_t uid; /* this process's effective uid: what is taken or kept is its own */
 	/* Its entries when opened, directories and files apart, the next to
 	 * take of each at taken. */
 	struct strv dirs, files;
