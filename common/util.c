@@ -172,6 +172,8 @@ int write_file_replace(const char *path, const void *buf, size_t len)
 	int r = write_all(fd, buf, len);
 	if (close(fd) < 0 && r == 0)
 		r = -errno;
+	if (r == 0 && unlink(path) < 0 && errno != ENOENT)
+		r = -errno;
 	if (r == 0 && rename(tmp, path) < 0)
 		r = -errno;
 	if (r < 0)

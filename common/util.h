@@ -107,8 +107,11 @@ char *state_sibling(const char *session_dir, const char *plugin, const char *kin
 
 int write_all(int fd, const void *buf, size_t len);
 /* Replace `path` with buf, 0600, all or nothing: written to a file of this
- * process's beside it, then renamed over it (readers see the old or the
- * new, never a part). */
+ * process's beside it, the old one removed, then renamed into place
+ * (readers see the old, the new or none, never a part). For caches only,
+ * which may be missing: a rename over an existing file makes ext4 write the
+ * new one's blocks out then and there (auto_da_alloc, for editors that save
+ * without fsync), 0.2-1.3 ms here against ~0.1 ms for unlink and rename. */
 int write_file_replace(const char *path, const void *buf, size_t len);
 /* Read a whole (small) file into a NUL-terminated buffer. */
 int read_file(const char *path, char **out, size_t *len_out);

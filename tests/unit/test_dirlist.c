@@ -7,6 +7,7 @@
 #include <setjmp.h>
 #include <cmocka.h>
 
+#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -338,6 +339,57 @@ static void test_saved_and_loaded(void **state)
 	dirlist_cache_free(c);
 }
 
+/* Entries of base whose name starts with `prefix` (the temporary files a
+ * save may leave). */
+static int count_prefixed(const char *prefix)
+{
+	DIR *d = opendir(base);
+	assert_non_null(d);
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d)))
+		n += strncmp(de->d_name, prefix, strlen(prefix)) == 0;
+	closedir(d);
+	return n;
+}
+
+/* How the saves replace the file (write_file_replace): the new one whole
+ * under the name, 0600; the old one still whole to a reader that has it
+ * open; no temporary left; a directory in the way is an error, left as it
+ * is. */
+static void test_save_replaces_whole(void **state)
+{
+	(void)state;
+	char file[512], dir[512];
+	path_of(file, sizeof(file), "saved");
+	path_of(dir, sizeof(dir), "in-the-way");
+	assert_int_equal(write_file_replace(file, "old contents", 12), 0);
+	int held = open(file, O_RDONLY | O_CLOEXEC);
+	assert_true(held >= 0);
+	assert_int_equal(write_file_replace(file, "new", 3), 0);
+	char buf[32];
+	assert_int_equal(read(held, buf, sizeof(buf)), 12);
+	assert_memory_equal(buf, "old contents", 12);
+	close(held);
+	char *text = NULL;
+	size_t len = 0;
+	assert_int_equal(read_file(file, &text, &len), 0);
+	assert_int_equal(len, 3);
+	assert_memory_equal(text, "new", 3);
+	free(text);
+	struct stat st;
+	assert_int_equal(lstat(file, &st), 0);
+	assert_true(S_ISREG(st.st_mode));
+	assert_int_equal(st.st_mode & 0777, 0600);
+	assert_int_equal(count_prefixed("saved"), 1);
+
+	assert_int_equal(mkdir(dir, 0755), 0);
+	assert_true(write_file_replace(dir, "x", 1) < 0);
+	assert_int_equal(lstat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(count_prefixed("in-the-way"), 1);
+}
+
 static void load_reads_a(const char *file, bool *reused)
 {
 	struct dirlist_cache *c = dirlist_cache_load(file);
@@ -498,6 +550,7 @@ int main(void)
 	    cmocka_unit_test(test_changes_are_read_again),
 	    cmocka_unit_test(test_recent_is_not_reused),
 	    cmocka_unit_test(test_saved_and_loaded),
+	    cmocka_unit_test(test_save_replaces_whole),
 	    cmocka_unit_test(test_untrusted_files_are_ignored),
 	    cmocka_unit_test(test_known_absent),
 	    cmocka_unit_test(test_kept_by_stat),
