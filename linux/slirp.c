@@ -12,6 +12,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -103,6 +104,40 @@ int platform_engine_usable(void)
 	return 0;
 }
 
+/* The CPUs this process may use, narrowed to the one it runs on for a
+ * fork, so that the child starts there. The scheduler places a new process
+ * on the other CPU, where bubblewrap's child is busy building the sandbox
+ * at this point, and the child waited there for it (1.0-1.4 ms in 3 of 7
+ * open launches, sched events) while this CPU went idle: the launcher only
+ * waits for the engine next. The launcher takes its own set back right
+ * after the fork, and gives the engine the whole set once it is ready (the
+ * child doing so itself before its exec moved it back to the busy CPU).
+ * Where none can be set, nothing is pinned. */
+struct cpu_pin {
+	cpu_set_t all;
+	bool pinned;
+};
+
+static void cpu_pin_here(struct cpu_pin *p)
+{
+	p->pinned = false;
+	int cpu = sched_getcpu();
+	if (cpu < 0 || cpu >= CPU_SETSIZE || sched_getaffinity(0, sizeof(p->all), &p->all) < 0 ||
+	    !CPU_ISSET(cpu, &p->all) || CPU_COUNT(&p->all) < 2)
+		return;
+	cpu_set_t one;
+	CPU_ZERO(&one);
+	CPU_SET(cpu, &one);
+	p->pinned = sched_setaffinity(0, sizeof(one), &one) == 0;
+}
+
+/* `pid` (0: this process) given the whole set back. */
+static void cpu_unpin(const struct cpu_pin *p, pid_t pid)
+{
+	if (p->pinned)
+		(void)sched_setaffinity(pid, sizeof(p->all), &p->all);
+}
+
 int platform_engine_start(struct net_engine **out, struct netns_link *l,
                           const struct engine_opts *opts)
 {
@@ -163,7 +198,11 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	        ? open(opts->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600)
 	        : -1;
 	pid_t parent = getpid();
+	struct cpu_pin pin;
+	cpu_pin_here(&pin);
 	pid_t pid = fork();
+	if (pid != 0)
+		cpu_unpin(&pin, 0);
 	if (pid < 0) {
 		int r = -errno;
 		close(ready[0]);
@@ -200,6 +239,7 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	close(exitp[0]);
 	e->exit_fd = exitp[1];
 	int r = wait_ready(ready[0], pid);
+	cpu_unpin(&pin, pid);
 	close(ready[0]);
 	if (r < 0) {
 		platform_engine_stop(e);

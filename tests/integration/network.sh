@@ -379,6 +379,12 @@ CFG
     live=$(sessions | tail -1)
     engine_pid=$(record_pid "$live/network.json" '.*"engine": { "name": "slirp4netns", "pid": \([0-9]*\).*')
     ok $([ -n "$engine_pid" ] && kill -0 "$engine_pid"; echo $?) "open: slirp4netns runs with the sandbox (pid $engine_pid)"
+    # Started on the launcher's CPU (linux/slirp.c), it may use all of them
+    # once ready; so may the launcher.
+    cpus() { sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' "/proc/$1/status" 2>/dev/null; }
+    ours=$(cpus $$) launcher_cpus=$(cpus "$pid") engine_cpus=$(cpus "$engine_pid")
+    ok $([ -n "$ours" ] && [ "$launcher_cpus" = "$ours" ] && [ "$engine_cpus" = "$ours" ]; echo $?) \
+        "open: the launcher and slirp4netns may run on every CPU the caller may ($launcher_cpus, $engine_cpus; the caller's $ours)"
     kill -KILL $pid
     wait $pid 2>/dev/null
     gone=1
