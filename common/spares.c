@@ -43,8 +43,7 @@ static DIR *open_empty(const struct spares *s, int dfd, const char *name, struct
 		close(fd);
 		return NULL;
 	}
-	if (fstat(dirfd(d), st) < 0 || st->st_uid != s->uid || st->st_nlink != 2 ||
-	    !dir_empty(d)) {
+	if (fstat(dirfd(d), st) < 0 || st->st_uid != s->uid || st->st_nlink != 2 || !dir_empty(d)) {
 		closedir(d);
 		return NULL;
 	}
@@ -158,9 +157,8 @@ void spares_place(struct spares *s, const struct placeholders *p)
 		 * first; one that exists by now (another sandbox's mount point)
 		 * fails the rename, and leaves its spare for the next. */
 		int r = 0;
-		while (*taken < pool->n &&
-		       (r = take_one(s, pool->v[*taken], ph->parent_fd, base_name(ph->path),
-		                     ph->is_dir)) >= 0) {
+		while (*taken < pool->n && (r = take_one(s, pool->v[*taken], ph->parent_fd,
+		                                         base_name(ph->path), ph->is_dir)) >= 0) {
 			(*taken)++;
 			if (r == 1)
 				break;
