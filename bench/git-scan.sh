@@ -64,8 +64,9 @@ hyperfine -N --warmup 3 --min-runs 20 ${OUT:+--export-markdown "$OUT"} "$@"
 
 [ -n "${INTERLEAVE:-}" ] && [ -n "$BASE" ] || exit 0
 sleep 3
-python3 - "$INTERLEAVE" "$T" "$W" "$BUILD" "$BASE" <<'PY'
-import os, random, statistics, subprocess, sys, time
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(cd "$(dirname "$0")" && pwd) python3 - "$INTERLEAVE" "$T" "$W" "$BUILD" "$BASE" <<'PY'
+import os, statistics, sys
+from rounds import interleave
 rounds, t, ws, now, old = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4], sys.argv[5]
 cmds = {}
 for tag, b in (("NOW", now), ("OLD", old)):
@@ -73,19 +74,8 @@ for tag, b in (("NOW", now), ("OLD", old)):
     for prot, extra in (("off", ["--no-git-protection"]), ("on", [])):
         cmds["%s %s" % (tag, prot)] = ([os.path.join(b, "agentsandbox"), "--plugin-dir",
                                         os.path.join(b, "plugins"), "-c", os.path.join(t, "b.cfg"),
-                                        "--workspace", ws] + extra + ["--", "true"], env)
-times = {k: [] for k in cmds}
-for i in range(rounds + 3):  # three warm-up rounds
-    order = list(cmds)
-    random.shuffle(order)
-    for k in order:
-        t0 = time.perf_counter()
-        rc = subprocess.call(cmds[k][0], env=cmds[k][1], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
-        if rc != 0:
-            sys.exit("%s exited with %d" % (k, rc))
-        if i >= 3:
-            times[k].append((time.perf_counter() - t0) * 1000)
+                                        "--workspace", ws] + extra + ["--", "true"], env, None)
+times = interleave(cmds, rounds)
 med = {k: statistics.median(v) for k, v in times.items()}
 print("\ninterleaved, %d rounds (medians): protection off / on" % rounds)
 for tag in ("OLD", "NOW"):

@@ -15,8 +15,9 @@ if [ ${#modes[@]} -eq 0 ]; then
     modes=(off filtered)
     command -v slirp4netns >/dev/null && [ -w /dev/net/tun ] && modes+=(open)
 fi
-exec python3 - "$OLD" "$NEW" "$ROUNDS" "${modes[@]}" <<'PY'
-import os, random, shutil, statistics, subprocess, sys, tempfile, time
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$(cd "$(dirname "$0")" && pwd) exec python3 - "$OLD" "$NEW" "$ROUNDS" "${modes[@]}" <<'PY'
+import os, shutil, statistics, sys, tempfile
+from rounds import interleave
 
 old, new, rounds, modes = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4:]
 work = tempfile.mkdtemp(prefix=os.path.join(os.environ.get("TMPDIR", "/tmp"), "asb-bench."))
@@ -44,21 +45,9 @@ for m in modes:
     for tag, b in (("OLD", old), ("NEW", new)):
         cmds["%s %s" % (tag, m)] = [os.path.join(b, "agentsandbox"), "--plugin-dir",
                                     os.path.join(b, "plugins"), "-c", cfg]
-times = {k: [] for k in cmds}
 try:
-    for i in range(rounds + 3):  # three warm-up rounds
-        order = list(cmds)
-        random.shuffle(order)
-        for k in order:
-            t0 = time.perf_counter()
-            cwd, env = place[k.split()[0]]
-            rc = subprocess.call(cmds[k], cwd=cwd, env=env, stdout=subprocess.DEVNULL,
-                                 stderr=subprocess.DEVNULL)
-            dt = (time.perf_counter() - t0) * 1000
-            if rc != 0:
-                sys.exit("%s exited with %d" % (k, rc))
-            if i >= 3:
-                times[k].append(dt)
+    times = interleave({k: (argv, place[k.split()[0]][1], place[k.split()[0]][0])
+                        for k, argv in cmds.items()}, rounds)
 finally:
     shutil.rmtree(work, ignore_errors=True)
 raw = statistics.median(times["raw bwrap"])

@@ -53,24 +53,14 @@ cc -Os -o "$WORK/compiled" "$WORK/wrapper.c"
 
 cd "$WORK/ws"
 export HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
-exec python3 - "$ROUNDS" "$ASB" "$WORK" "${FLAGS[@]}" <<'PY'
-import statistics, subprocess, sys, random, time
+PYTHONDONTWRITEBYTECODE=1 PYTHONPATH=$SRC/bench python3 - "$ROUNDS" "$ASB" "$WORK" "${FLAGS[@]}" <<'PY'
+import statistics, sys
+from rounds import interleave
 
 rounds, asb, work, flags = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4:]
-cmds = {"direct": [asb] + flags, "bash script": [work + "/script"],
-        "compiled wrapper": [work + "/compiled"]}
-times = {k: [] for k in cmds}
-for i in range(rounds + 3):  # three warm-up rounds
-    order = list(cmds)
-    random.shuffle(order)
-    for k in order:
-        t0 = time.perf_counter()
-        rc = subprocess.call(cmds[k], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        dt = (time.perf_counter() - t0) * 1000
-        if rc != 0:
-            sys.exit("%s exited with %d" % (k, rc))
-        if i >= 3:
-            times[k].append(dt)
+cmds = {"direct": ([asb] + flags, None, None), "bash script": ([work + "/script"], None, None),
+        "compiled wrapper": ([work + "/compiled"], None, None)}
+times = interleave(cmds, rounds)
 base = statistics.median(times["direct"])
 print("%d rounds, network off, /bin/true" % rounds)
 for k, v in times.items():
