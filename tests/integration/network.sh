@@ -431,8 +431,26 @@ CFG
             [ ! -e engine-failed-ran ]; echo $?) "open: an engine that fails to start fails the launch (125), the agent never runs"
         ok $(! grep -q '^left: ' <<<"$out"; echo $?) "open: a failed engine start leaves no process behind ($(grep '^left: ' <<<"$out" | tr '\n' ' '))"
         ok $(grep -q "fake engine: failing" "$failed/slirp4netns.log" && grep -q "launch failed" "$failed/launch.log"; echo $?) "open: the failed session records why (slirp4netns.log, launch.log)"
+        # An engine that cannot be run at all (not executable): refused before
+        # anything starts, the path named where the build pinned it.
+        : >"$TEST_TMP/noexec-slirp"
+        chmod 644 "$TEST_TMP/noexec-slirp"
+        out=$(unshare -m --propagation private sh -c '
+            mount --bind "$1" "$(command -v slirp4netns)" || exit 99
+            shift
+            "$@" -- -c "touch noexec-engine-ran" 2>&1; echo "code=$?"' \
+            sh "$TEST_TMP/noexec-slirp" "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/open.cfg")
+        if [ -n "${ASB_SLIRP4NETNS_PIN:-}" ]; then
+            want="needs slirp4netns at $ASB_SLIRP4NETNS_PIN, the path this build was pinned to"
+        else
+            want="needs slirp4netns (apt-get install slirp4netns)"
+        fi
+        ok $(grep -q '^code=125$' <<<"$out" && grep -qF "$want" <<<"$out" && [ ! -e noexec-engine-ran ] &&
+            [ "$(sessions | tail -1)" = "$failed" ]; echo $?) \
+            "open: an engine that cannot be run is refused before anything starts, named as the build found it ($(head -1 <<<"$out"))"
     else
         skip "open: a failing engine (needs root for its stand-in)"
+        skip "open: an engine that cannot be run (needs root for its stand-in)"
     fi
     ok $(grep -q '"mode": "open"' "$s/network.json" && grep -q slirp4netns "$s/network.json" && grep -q tap0 "$s/network.json"; echo $?) "open: network.json records the engine and the addresses"
     # Which slirp4netns runs is the build's pin (-Dslirp4netns, as the Nix
