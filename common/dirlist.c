@@ -161,16 +161,9 @@ static int retire(struct dirlist_cache *c, struct kept *k)
 	return 0;
 }
 
-/* Whether the file system `dev` was seen (and found trustworthy): known
- * without asking it. */
-static bool fs_known_trusted(const struct dirlist_cache *c, dev_t dev)
-{
-	for (size_t i = 0; i < c->n_fs; i++)
-		if (c->fs[i].dev == dev)
-			return c->fs[i].trusted;
-	return false;
-}
-
+/* Whether the file system `dev` keeps ctime locally: as found before, else
+ * asked through `fd` (any open on it); with fd < 0, false for one not seen
+ * yet, which is then not remembered. */
 static bool fs_trusted(struct dirlist_cache *c, int fd, dev_t dev)
 {
 #ifdef __linux__
@@ -327,7 +320,7 @@ bool dirlist_kept(struct dirlist_cache *c, const struct stat *st, struct dirlist
 {
 	struct kept *k = c && S_ISDIR(st->st_mode) ? find(c, st->st_dev, st->st_ino) : NULL;
 	if (!k || !k->block || !k->reusable || !same_time(&k->ctime, &st->st_ctim) ||
-	    !fs_known_trusted(c, st->st_dev))
+	    !fs_trusted(c, -1, st->st_dev))
 		return false;
 	for (size_t i = 0; i < k->list.n; i++)
 		if (k->list.types[i] == DT_UNKNOWN)
