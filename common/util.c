@@ -84,6 +84,35 @@ bool path_is_within(const char *path, const char *dir)
 	return path[n] == '\0' || path[n] == '/';
 }
 
+/* '/' before every other byte (and the end before '/'): a path's
+ * descendants sort right after it. */
+static int path_order(const void *a, const void *b)
+{
+	const unsigned char *x = *(const unsigned char *const *)a;
+	const unsigned char *y = *(const unsigned char *const *)b;
+	for (;; x++, y++) {
+		int cx = *x == '/' ? 1 : *x ? *x + 1 : 0, cy = *y == '/' ? 1 : *y ? *y + 1 : 0;
+		if (cx != cy || !cx)
+			return cx - cy;
+	}
+}
+
+void strv_keep_outermost(struct strv *paths)
+{
+	if (paths->n > 1)
+		qsort(paths->v, paths->n, sizeof(*paths->v), path_order);
+	size_t kept = 0;
+	for (size_t i = 0; i < paths->n; i++) {
+		if (kept && path_is_within(paths->v[i], paths->v[kept - 1]))
+			free(paths->v[i]);
+		else
+			paths->v[kept++] = paths->v[i];
+	}
+	paths->n = kept;
+	if (paths->v)
+		paths->v[kept] = NULL;
+}
+
 size_t path_normalize(char *dst, const char *src)
 {
 	size_t n = 0;

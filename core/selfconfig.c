@@ -154,29 +154,38 @@ void selfconfig_start_time(struct timespec *out)
 	clock_gettime(CLOCK_REALTIME, out);
 }
 
+static int print_escaped(FILE *f, const char *tag, const char *path)
+{
+	_cleanup_free_ char *clean = log_escape(path);
+	return clean && fprintf(f, "%s %s\n", tag, clean) > 0 ? 0 : -ENOMEM;
+}
+
 int selfconfig_record(struct session *s, const struct timespec *start, const struct plan *plan,
                       const struct strv *protected)
 {
-	_cleanup_free_ char *text =
-	    str_printf("start %lld %ld\n", (long long)start->tv_sec, start->tv_nsec);
-	for (size_t i = 0; text && i < plan->n_entries; i++) {
+	/* Only the outermost writable paths: one that another holds changes
+	 * no check, and git protection's writable rebinds are hundreds. */
+	struct strv writable = {0};
+	int r = 0;
+	for (size_t i = 0; r >= 0 && i < plan->n_entries; i++) {
 		const struct plan_entry *e = &plan->entries[i];
-		if (e->type != ASB_ENTRY_WRITE || !e->host_path)
-			continue;
-		_cleanup_free_ char *clean = log_escape(e->host_path);
-		char *t = clean ? str_printf("%sw %s\n", text, clean) : NULL;
-		free(text);
-		text = t;
+		if (e->type == ASB_ENTRY_WRITE && e->host_path)
+			r = strv_push(&writable, e->host_path);
 	}
-	for (size_t i = 0; text && i < protected->n; i++) {
-		_cleanup_free_ char *clean = log_escape(protected->v[i]);
-		char *t = clean ? str_printf("%sp %s\n", text, clean) : NULL;
-		free(text);
-		text = t;
-	}
-	if (!text)
+	strv_keep_outermost(&writable);
+	_cleanup_free_ char *text = NULL;
+	size_t len = 0;
+	FILE *f = r >= 0 ? open_memstream(&text, &len) : NULL;
+	if (f && fprintf(f, "start %lld %ld\n", (long long)start->tv_sec, start->tv_nsec) < 0)
+		r = -ENOMEM;
+	for (size_t i = 0; f && r >= 0 && i < writable.n; i++)
+		r = print_escaped(f, "w", writable.v[i]);
+	for (size_t i = 0; f && r >= 0 && i < protected->n; i++)
+		r = print_escaped(f, "p", protected->v[i]);
+	strv_clear(&writable);
+	if (!f || fclose(f) != 0 || r < 0)
 		return -ENOMEM;
-	return session_write(s, RECORD, text, strlen(text));
+	return session_write(s, RECORD, text, len);
 }
 
 void selfconfig_record_end(struct session *s)

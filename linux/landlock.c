@@ -39,19 +39,6 @@ static bool under_system_root(const char *path)
 	return false;
 }
 
-/* '/' before every other byte (and the end before '/'): a path's
- * descendants sort right after it. */
-static int path_order(const void *a, const void *b)
-{
-	const unsigned char *x = *(const unsigned char *const *)a;
-	const unsigned char *y = *(const unsigned char *const *)b;
-	for (;; x++, y++) {
-		int cx = *x == '/' ? 1 : *x ? *x + 1 : 0, cy = *y == '/' ? 1 : *y ? *y + 1 : 0;
-		if (cx != cy || !cx)
-			return cx - cy;
-	}
-}
-
 /* `opt` for each of `paths` that no other of them holds. Landlock grants an
  * object what the rules on every directory above it in the sandbox's view
  * allow (mount points included), so a rule beneath another of its kind adds
@@ -60,16 +47,11 @@ static int path_order(const void *a, const void *b)
  * rights away: from the same directory seen elsewhere. */
 static int push_outermost(struct strv *out, const char *opt, struct strv *paths)
 {
-	if (paths->n > 1)
-		qsort(paths->v, paths->n, sizeof(*paths->v), path_order);
-	const char *kept = NULL;
+	strv_keep_outermost(paths);
 	for (size_t i = 0; i < paths->n; i++) {
-		if (kept && path_is_within(paths->v[i], kept))
-			continue;
 		int r = strv_push(out, opt);
 		if (r < 0 || (r = strv_push(out, paths->v[i])) < 0)
 			return r;
-		kept = paths->v[i];
 	}
 	return 0;
 }
