@@ -72,8 +72,7 @@ static void test_record_keeps_outermost(void **state)
 	_cleanup_free_ char *file = str_printf("%s/writable", s.dir);
 	_cleanup_free_ char *text = NULL;
 	assert_int_equal(read_file(file, &text, NULL), 0);
-	_cleanup_free_ char *want =
-	    str_printf("w %s\nw %s\nw %s\np %s\n", ws, ws_b, ws_x, conf);
+	_cleanup_free_ char *want = str_printf("w %s\nw %s\nw %s\np %s\n", ws, ws_b, ws_x, conf);
 	assert_non_null(strstr(text, want));
 	assert_true(str_has_prefix(text, "start "));
 	assert_int_equal(strlen(text), strcspn(text, "\n") + 1 + strlen(want));
