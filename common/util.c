@@ -84,6 +84,19 @@ bool path_is_within(const char *path, const char *dir)
 	return path[n] == '\0' || path[n] == '/';
 }
 
+char *path_join(const char *dir, const char *name)
+{
+	size_t a = strlen(dir), b = strlen(name);
+	size_t slash = a > 0 && dir[a - 1] == '/' ? 0 : 1;
+	char *p = malloc(a + slash + b + 1);
+	if (!p)
+		return NULL;
+	memcpy(p, dir, a);
+	p[a] = '/';
+	memcpy(p + a + slash, name, b + 1);
+	return p;
+}
+
 /* '/' before every other byte (and the end before '/'): a path's
  * descendants sort right after it. */
 static int path_order(const void *a, const void *b)

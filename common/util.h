@@ -81,6 +81,9 @@ char *str_vprintf(const char *fmt, va_list ap) _printf_(1, 0);
 bool str_has_prefix(const char *s, const char *prefix);
 /* True when `path` equals `dir` or lies below it (component-wise). */
 bool path_is_within(const char *path, const char *dir);
+/* "dir/name", with no second '/' after a dir that ends in one; NULL when
+ * out of memory. No printf: the scans join thousands a launch. */
+char *path_join(const char *dir, const char *name);
 /* Sorted so that a path's descendants follow it, without those another of
  * them holds (duplicates included): what is left holds the same paths. */
 void strv_keep_outermost(struct strv *paths);

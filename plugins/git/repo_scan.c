@@ -66,15 +66,6 @@ static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
 	return 0;
 }
 
-static char *path_join(const char *a, const char *b)
-{
-	char *p = NULL;
-	size_t n = strlen(a);
-	if (asprintf(&p, "%s%s%s", a, (n > 0 && a[n - 1] == '/') ? "" : "/", b) < 0)
-		return NULL;
-	return p;
-}
-
 /* dirname() that never modifies its input and maps "/x" to "/". */
 static char *path_parent(const char *p)
 {

@@ -26,7 +26,18 @@ struct walk {
 	struct pf_result *r;
 	const struct pf_root *root;
 	const struct strv *firsts; /* the list's first components, sorted */
+	uint64_t first_bytes[4];   /* the bytes they start with, a bit each */
 };
+
+static void note_byte(uint64_t set[4], unsigned char c)
+{
+	set[c / 64] |= (uint64_t)1 << (c % 64);
+}
+
+static bool has_byte(const uint64_t set[4], unsigned char c)
+{
+	return set[c / 64] & ((uint64_t)1 << (c % 64));
+}
 
 struct qitem {
 	char *rel; /* "" for the root */
@@ -49,7 +60,7 @@ static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
 
 static char *at(const char *base, const char *rel)
 {
-	return rel[0] ? str_printf("%s/%s", base, rel) : strdup(base);
+	return rel[0] ? path_join(base, rel) : strdup(base);
 }
 
 /* 'd', 'f' (anything but a directory or a symlink), 'l', 0 missing, -errno. */
@@ -142,7 +153,7 @@ static bool left_writable_below(const struct pf_options *o, const char *parent)
 /* One list entry in the directory `dir` (relative to the root). */
 static int check_entry(struct walk *w, const char *dir, const struct pf_entry *e, bool at_root)
 {
-	_cleanup_free_ char *rel = dir[0] ? str_printf("%s/%s", dir, e->path) : strdup(e->path);
+	_cleanup_free_ char *rel = dir[0] ? path_join(dir, e->path) : strdup(e->path);
 	_cleanup_free_ char *host = rel ? at(w->root->host, rel) : NULL;
 	if (!host)
 		return -ENOMEM;
@@ -152,7 +163,7 @@ static int check_entry(struct walk *w, const char *dir, const struct pf_entry *e
 		/* An entry one level down (.claude/settings.json): its parent first. */
 		_cleanup_free_ char *top = strndup(e->path, (size_t)(slash - e->path));
 		if (top)
-			parent_rel = dir[0] ? str_printf("%s/%s", dir, top) : strdup(top);
+			parent_rel = dir[0] ? path_join(dir, top) : strdup(top);
 		_cleanup_free_ char *parent_host =
 		    parent_rel ? at(w->root->host, parent_rel) : NULL;
 		if (!parent_host)
@@ -249,8 +260,10 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 	struct strv found = {0};
 	for (size_t i = 0; ret >= 0 && i < l.n; i++) {
 		const char *n = dirlist_name(&l, i);
-		/* Most names are not on the list: one binary search says so. */
-		if (bsearch(&n, w->firsts->v, w->firsts->n, sizeof(char *), cmp_str)) {
+		/* Most names are not on the list: their first byte, or one binary
+		 * search, says so. */
+		if (has_byte(w->first_bytes, (unsigned char)n[0]) &&
+		    bsearch(&n, w->firsts->v, w->firsts->n, sizeof(char *), cmp_str)) {
 			ret = strv_push(&found, n);
 			continue; /* protected whole, or holds what is: not walked */
 		}
@@ -269,7 +282,7 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 		}
 		if ((ret = grow(q, qcap, *qn, sizeof(**q))) < 0)
 			break;
-		char *rel = it->rel[0] ? str_printf("%s/%s", it->rel, n) : strdup(n);
+		char *rel = it->rel[0] ? path_join(it->rel, n) : strdup(n);
 		if (!rel) {
 			ret = -ENOMEM;
 			break;
@@ -350,6 +363,8 @@ int pf_scan(const struct pf_options *o, struct pf_result *out)
 		if (nested)
 			continue;
 		struct walk w = {.o = o, .r = out, .root = &o->roots[i], .firsts = &firsts};
+		for (size_t f = 0; f < firsts.n; f++)
+			note_byte(w.first_bytes, (unsigned char)firsts.v[f][0]);
 		ret = walk_root(&w);
 	}
 	strv_clear(&firsts);

@@ -3,7 +3,8 @@
  * the name the kernel gives a descriptor instead of a readlink per
  * component: symlinked directories and chains, relative paths, missing
  * paths, a file taken for a directory, a loop, a name that looks like
- * what /proc says of a removed file, and no descriptor left to open. */
+ * what /proc says of a removed file, and no descriptor left to open. And
+ * path_join's spelling (one '/' between the parts). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -145,6 +146,20 @@ static void test_no_descriptor_left(void **state)
 	assert_string_equal(got, "/");
 }
 
+static void test_path_join(void **state)
+{
+	(void)state;
+	const char *cases[][3] = {
+	    {"/a", "b", "/a/b"},       {"/a/", "b", "/a/b"}, {"/", ".git", "/.git"},
+	    {"a/b", "c/d", "a/b/c/d"}, {"", "b", "/b"},      {"/a", "", "/a/"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		_cleanup_free_ char *got = path_join(cases[i][0], cases[i][1]);
+		assert_non_null(got);
+		assert_string_equal(got, cases[i][2]);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -153,6 +168,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_failures, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_deleted_lookalike, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_no_descriptor_left, setup, teardown),
+	    cmocka_unit_test(test_path_join),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
