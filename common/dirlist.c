@@ -161,33 +161,46 @@ static int retire(struct dirlist_cache *c, struct kept *k)
 	return 0;
 }
 
+#ifdef __APPLE__
+#define st_ctim st_ctimespec
+#endif
+
+/* Whether the file system of `fd` keeps ctime locally. */
+static bool fs_keeps_ctime(int fd)
+{
+#ifdef __linux__
+	struct statfs fs;
+	return fstatfs(fd, &fs) == 0 &&
+	       (fs.f_type == DL_EXT4_MAGIC || fs.f_type == DL_XFS_MAGIC ||
+	        fs.f_type == DL_BTRFS_MAGIC || fs.f_type == DL_TMPFS_MAGIC);
+#else
+	(void)fd;
+	return false;
+#endif
+}
+
 /* Whether the file system `dev` keeps ctime locally: as found before, else
  * asked through `fd` (any open on it); with fd < 0, false for one not seen
  * yet, which is then not remembered. */
 static bool fs_trusted(struct dirlist_cache *c, int fd, dev_t dev)
 {
-#ifdef __linux__
 	for (size_t i = 0; i < c->n_fs; i++)
 		if (c->fs[i].dev == dev)
 			return c->fs[i].trusted;
 	if (fd < 0)
 		return false; /* not asked (and not remembered as untrusted) */
-	struct statfs fs;
-	bool trusted =
-	    fstatfs(fd, &fs) == 0 && (fs.f_type == DL_EXT4_MAGIC || fs.f_type == DL_XFS_MAGIC ||
-	                              fs.f_type == DL_BTRFS_MAGIC || fs.f_type == DL_TMPFS_MAGIC);
+	bool trusted = fs_keeps_ctime(fd);
 	if (c->n_fs < ARRAY_SIZE(c->fs))
 		c->fs[c->n_fs++] = (struct fs_seen){dev, trusted};
 	return trusted;
-#else
-	(void)c, (void)fd, (void)dev;
-	return false;
-#endif
 }
 
-#ifdef __APPLE__
-#define st_ctim st_ctimespec
-#endif
+bool dirlist_ctime_settled(int fd, const struct stat *st)
+{
+	struct timespec now;
+	return clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	       st->st_ctim.tv_sec < now.tv_sec - DIRLIST_SETTLED_S && fs_keeps_ctime(fd);
+}
 
 static bool same_time(const struct timespec *a, const struct timespec *b)
 {

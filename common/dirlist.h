@@ -32,6 +32,11 @@
 /* A listing kept for another workspace survives this many saves unused. */
 #define DIRLIST_IDLE_MAX 64
 
+/* Whether the object open at `fd`, as `st` (its fstat) describes it, is
+ * on a file system this module trusts with ctime, and its ctime is over
+ * DIRLIST_SETTLED_S old: any later change to it will show as a new ctime. */
+bool dirlist_ctime_settled(int fd, const struct stat *st);
+
 /* One directory's entries, without "." and "..", in readdir's order. */
 struct dirlist {
 	size_t n;

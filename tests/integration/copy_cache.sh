@@ -5,7 +5,9 @@
 # files, byte for byte, read-only; a copy dir that is not exactly what the
 # plan asks (an extra file, another size, a mode, a writable directory) is
 # not used; a running session holds its copy against pruning, which keeps
-# a few. Runs as root and as an unprivileged user.
+# a few. And the kept PATH directory (plugins/bwrap/bin_dir.c): stamped once
+# checked, and never used as stamped after it changed. Runs as root and as
+# an unprivileged user.
 . "$SRC_ROOT/tests/lib.sh"
 unset AGENTSANDBOX_BWRAP_INIT_MOUNTS
 
@@ -139,6 +141,40 @@ out=$(asb -c "$TEST_TMP/c.cfg" --mount "ro:$TEST_TMP/extra:/etc/extra" -- -c 'ca
 ok $(grep -q -- '--tmpfs /etc ' <<<"$(last_args)" && grep -q -- '--file [0-9]* /etc/passwd' <<<"$(last_args)" &&
     grep -qx EXTRA <<<"$out" && grep -q "^$(head -n 1 /etc/passwd)\$" <<<"$out"; echo $?) \
     "a bind under /etc: bubblewrap's tmpfs and copies, the bind in it"
+
+# The kept PATH directory: once checked with its ctime settled, a stamp
+# beside it spares the next launches reading its symlinks back; a change to
+# it (a symlink replaced, one more) is a new ctime, and the stamp no longer
+# holds: read back, found wrong, not used.
+BINS="$XDG_STATE_HOME/agentsandbox/.bwrap-bin"
+link_inside() { asb -c "$TEST_TMP/c.cfg" -- -c 'ls -l /run/agentsandbox/bin/cat; ls /run/agentsandbox/bin' 2>&1; }
+link_inside >/dev/null
+bin=$(ls -1d "$BINS"/*[0-9a-f] | head -n 1)
+ok $([ -d "$bin" ] && [ -L "$bin/cat" ]; echo $?) "a kept PATH directory: $bin"
+sleep 3 # its ctime settles (common/dirlist.h)
+link_inside >/dev/null
+ok $(head -n 1 "$bin.checked" 2>/dev/null | grep -q " $(stat -c %i "$bin") "; echo $?) \
+    "checked with its ctime settled: stamped ($(head -n 1 "$bin.checked" 2>/dev/null))"
+stamp_mtime=$(stat -c %Y.%y "$bin.checked")
+out=$(link_inside)
+ok $([ "$(stat -c %Y.%y "$bin.checked")" = "$stamp_mtime" ] &&
+    grep -q -- '--ro-bind-fd [0-9]* /run/agentsandbox/bin ' <<<"$(last_args)" &&
+    ! grep -q 'PATH directory: one symlink op' <<<"$(last_log)" && grep -q -- "-> $(command -v cat)\$" <<<"$out"; echo $?) \
+    "the next launch binds it as stamped, the stamp as it was"
+real_cat=$(readlink "$bin/cat")
+ln -sfn /bin/sh "$bin/cat"
+out=$(link_inside)
+ok $(grep -q -- "-> $real_cat\$" <<<"$out" && ! grep -q -- '-> /bin/sh$' <<<"$out" &&
+    grep -q 'PATH directory: one symlink op per executable' <<<"$(last_log)"; echo $?) \
+    "a symlink replaced after the stamp: not used (cat inside: ${out%%$'\n'*})"
+ln -sfn "$real_cat" "$bin/cat"
+sleep 3
+link_inside >/dev/null
+ln -s /bin/sh "$bin/planted"
+out=$(link_inside)
+ok $(! grep -qx planted <<<"$out" && grep -q 'PATH directory: one symlink op per executable' <<<"$(last_log)"; echo $?) \
+    "a symlink more after the stamp: not used"
+rm "$bin/planted"
 
 # The open mode's resolver is another /etc/resolv.conf: another copy.
 if command -v slirp4netns >/dev/null && [ -w /dev/net/tun ]; then
