@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* common/spares.c: a spare is moved into a placeholder's path never over
+ * anything, and one that could not be placed (the path taken meanwhile, as
+ * by another sandbox's mount point) is left for the next; after exit, what
+ * is still empty goes back to the pool and the cleanup leaves it alone. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spares.h"
+#include "unit_tmp.h"
+
+#ifdef __linux__
+static int entries(const char *dir)
+{
+	_cleanup_closedir_ DIR *d = opendir(dir);
+	assert_non_null(d);
+	int n = 0;
+	for (struct dirent *de; (de = readdir(d));)
+		n += de->d_name[0] != '.';
+	return n;
+}
+#endif
+
+static void test_taken_path_leaves_the_spare(void **state)
+{
+	(void)state;
+#ifdef __linux__ /* where the kernel renames without replacing */
+	char pool[300], project[300], taken[400], free_path[400], spare[400];
+	snprintf(pool, sizeof(pool), "%s/pool", tmp);
+	snprintf(project, sizeof(project), "%s/project", tmp);
+	snprintf(taken, sizeof(taken), "%s/.mcp.json", project);
+	snprintf(free_path, sizeof(free_path), "%s/opencode.json", project);
+	snprintf(spare, sizeof(spare), "%s/old-0", pool);
+	assert_int_equal(mkdir(pool, 0700), 0);
+	assert_int_equal(mkdir(project, 0755), 0);
+	int fd = open(spare, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+
+	/* Both missing when recorded; one is made by someone else before the
+	 * spares are placed. */
+	struct placeholders p = {0};
+	assert_int_equal(placeholders_add(&p, taken, 0), 0);
+	assert_int_equal(placeholders_add(&p, free_path, 0), 0);
+	FILE *f = fopen(taken, "w");
+	assert_non_null(f);
+	fputs("theirs", f);
+	assert_int_equal(fclose(f), 0);
+
+	/* One spare: the taken path does not use it up, the free one gets it. */
+	struct spares s;
+	spares_open(&s, pool, "new");
+	spares_place(&s, &p);
+	_cleanup_free_ char *text = NULL;
+	assert_int_equal(read_file(taken, &text, NULL), 0);
+	assert_string_equal(text, "theirs");
+	struct stat st;
+	assert_int_equal(lstat(free_path, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && st.st_size == 0);
+	assert_int_equal(entries(pool), 0);
+
+	/* After exit: the empty one back to the pool, the other left as it
+	 * is, and the cleanup removes neither. */
+	spares_keep(&s, &p, NULL, NULL);
+	placeholders_cleanup(&p, NULL, NULL);
+	assert_int_equal(lstat(free_path, &st), -1);
+	assert_int_equal(entries(pool), 1);
+	free(text);
+	text = NULL;
+	assert_int_equal(read_file(taken, &text, NULL), 0);
+	assert_string_equal(text, "theirs");
+	spares_close(&s);
+	placeholders_free(&p);
+#else
+	skip();
+#endif
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test_setup_teardown(test_taken_path_leaves_the_spare, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
