@@ -109,10 +109,6 @@ static int read_back(int dfd, const struct asb_exec *xs, int n)
 	return seen == n ? 0 : -ESTALE;
 }
 
-#ifdef __APPLE__
-#define st_ctim st_ctimespec
-#endif
-
 /* What a stamp holds: the directory as `st` describes it, then each
  * (name, target) of the sorted list, NUL-terminated. NULL without memory. */
 static char *stamp_text(const struct stat *st, const struct asb_exec *xs, int n, size_t *len)
