@@ -92,8 +92,8 @@ in
 # the agent untouched; launcher switches come from AGENTSANDBOX_* variables
 # (e.g. AGENTSANDBOX_ALLOW_NIX=1). argv[0] stays the launcher's path (no
 # --inherit-argv0): under an agent's name the launcher would take itself for
-# an agent link and hand `-c` on to the agent. Store paths hold no spaces, so --add-flags splits the
-# string into exactly these three arguments.
+# an agent link and hand `-c` on to the agent. Store paths hold no spaces,
+# so --add-flags splits the string into exactly these three arguments.
 (runCommand outName
   {
     nativeBuildInputs = [ makeBinaryWrapper ];
