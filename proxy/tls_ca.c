@@ -1,4 +1,7 @@
 /* Session CA and leaf minting. */
+#if ASB_OPENSSL_LOWLEVEL
+#define OPENSSL_SUPPRESS_DEPRECATED /* EC_KEY, ECDSA_do_sign_ex, SHA*_Init: see ca_key_new */
+#endif
 #include "tls_ca.h"
 #include "hostcheck.h"
 
@@ -12,10 +15,13 @@
 #include <unistd.h>
 
 #include <openssl/core_names.h>
+#include <openssl/ec.h>
+#include <openssl/ecdsa.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/pem.h>
 #include <openssl/rand.h>
+#include <openssl/sha.h>
 #include <openssl/x509v3.h>
 
 #define CACHE_SLOTS 1024 /* direct-mapped: bounded memory, a miss only costs a signature */
@@ -83,32 +89,146 @@ static int add_ext(X509 *cert, X509 *issuer, int nid, const char *value)
 	return ok ? 0 : -EIO;
 }
 
+#define EC_POINT_LEN 65 /* P-256, uncompressed: 04 || X || Y */
+
+#if ASB_OPENSSL_LOWLEVEL
+/* The CA's key, its point, and later its self-signature, through OpenSSL's
+ * EC functions rather than EVP: EVP's first key generation and signature
+ * fetch their algorithms from the provider, which sets up every key manager,
+ * digest and signature OpenSSL has: ~2.7 ms of CPU at each proxy's start,
+ * for one key and one signature. These fetch nothing. They are deprecated
+ * in OpenSSL 3 but in every 3.x; where they are not (ASB_OPENSSL_LOWLEVEL is
+ * 0), EVP makes both. Leaves are signed through EVP, after the launch. */
+static int ca_key_new(struct tls_ca *ca, unsigned char point[EC_POINT_LEN])
+{
+	EC_KEY *key = EC_KEY_new_by_curve_name(NID_X9_62_prime256v1);
+	if (!key || EC_KEY_generate_key(key) != 1 ||
+	    EC_POINT_point2oct(EC_KEY_get0_group(key), EC_KEY_get0_public_key(key),
+	                       POINT_CONVERSION_UNCOMPRESSED, point, EC_POINT_LEN,
+	                       NULL) != EC_POINT_LEN ||
+	    !(ca->ca_key = EVP_PKEY_new()) || EVP_PKEY_assign_EC_KEY(ca->ca_key, key) != 1) {
+		EC_KEY_free(key);
+		return -EIO;
+	}
+	return 0;
+}
+
+static int sha1(const unsigned char *data, size_t len, unsigned char out[SHA_DIGEST_LENGTH])
+{
+	SHA_CTX c;
+	return SHA1_Init(&c) == 1 && SHA1_Update(&c, data, len) == 1 && SHA1_Final(out, &c) == 1
+	           ? 0
+	           : -EIO;
+}
+
+static void ec_key_freep(EC_KEY **key)
+{
+	EC_KEY_free(*key);
+}
+
+/* ecdsa-with-SHA256 over the to-be-signed part, set as X509_sign sets it:
+ * the algorithm in both places, the DER signature as the bit string. The
+ * nonce is drawn from the random generator (ECDSA_sign_setup without a
+ * digest), not derived from the key and digest: that derivation fetches
+ * SHA-512. */
+static int ca_self_sign(struct tls_ca *ca)
+{
+	X509 *x = ca->ca_cert;
+	__attribute__((cleanup(ec_key_freep))) EC_KEY *key = EVP_PKEY_get1_EC_KEY(ca->ca_key);
+	const ASN1_BIT_STRING *sig_bits;
+	const X509_ALGOR *outer;
+	X509_get0_signature(&sig_bits, &outer, x);
+	/* X509_sign's own way in, const in the API but owned by x. */
+	if (!key ||
+	    X509_ALGOR_set0((X509_ALGOR *)X509_get0_tbs_sigalg(x),
+	                    OBJ_nid2obj(NID_ecdsa_with_SHA256), V_ASN1_UNDEF, NULL) != 1 ||
+	    X509_ALGOR_set0((X509_ALGOR *)outer, OBJ_nid2obj(NID_ecdsa_with_SHA256), V_ASN1_UNDEF,
+	                    NULL) != 1)
+		return -EIO;
+	unsigned char *tbs = NULL, digest[SHA256_DIGEST_LENGTH];
+	int tbs_len = i2d_re_X509_tbs(x, &tbs);
+	if (tbs_len <= 0)
+		return -EIO;
+	SHA256_CTX c;
+	int hashed = SHA256_Init(&c) == 1 && SHA256_Update(&c, tbs, (size_t)tbs_len) == 1 &&
+	             SHA256_Final(digest, &c) == 1;
+	OPENSSL_free(tbs);
+	if (!hashed)
+		return -EIO;
+	BIGNUM *kinv = NULL, *r = NULL;
+	ECDSA_SIG *sig = NULL;
+	unsigned char *der = NULL;
+	int der_len = -1;
+	if (ECDSA_sign_setup(key, NULL, &kinv, &r) == 1 &&
+	    (sig = ECDSA_do_sign_ex(digest, sizeof(digest), kinv, r, key)))
+		der_len = i2d_ECDSA_SIG(sig, &der);
+	ECDSA_SIG_free(sig);
+	BN_clear_free(kinv);
+	BN_clear_free(r);
+	ASN1_BIT_STRING *bits = (ASN1_BIT_STRING *)sig_bits;
+	int ok = der_len > 0 && ASN1_BIT_STRING_set(bits, der, der_len) == 1;
+	OPENSSL_free(der);
+	if (!ok)
+		return -EIO;
+	/* No unused bits, as X509_sign leaves it. */
+	bits->flags &= ~(ASN1_STRING_FLAG_BITS_LEFT | 0x07);
+	bits->flags |= ASN1_STRING_FLAG_BITS_LEFT;
+	return 0;
+}
+#else
+static int ca_key_new(struct tls_ca *ca, unsigned char point[EC_POINT_LEN])
+{
+	size_t len = 0;
+	if (!(ca->ca_key = EVP_EC_gen("P-256")) ||
+	    EVP_PKEY_get_octet_string_param(ca->ca_key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point,
+	                                    EC_POINT_LEN, &len) != 1 ||
+	    len != EC_POINT_LEN)
+		return -EIO;
+	return 0;
+}
+
+static int sha1(const unsigned char *data, size_t len, unsigned char out[SHA_DIGEST_LENGTH])
+{
+	return EVP_Digest(data, len, out, NULL, EVP_sha1(), NULL) == 1 ? 0 : -EIO;
+}
+
+static int ca_self_sign(struct tls_ca *ca)
+{
+	return X509_sign(ca->ca_cert, ca->ca_key, EVP_sha256()) ? 0 : -EIO;
+}
+#endif
+
 /* The CA's P-256 key as its certificate's SubjectPublicKeyInfo, made here:
  * X509_set_pubkey builds it through OpenSSL 3's encoders, whose first use
  * (setting up every provider's encoder) costs ~1.5 ms of CPU at the proxy's
  * start. The same DER (id-ecPublicKey, the named curve, the uncompressed
  * point): tests/proxy/test_tls_ca.c compares the two. The certificate then
- * has no decoded key of its own (X509_get0_pubkey): nothing asks the CA's,
- * its SKID is a hash of these bits. A leaf, which SSL_use_certificate
- * checks against its key, keeps X509_set_pubkey, after the launch. */
-static int set_ca_pubkey(X509 *x, EVP_PKEY *key)
+ * has no decoded key of its own (X509_get0_pubkey): nothing asks the CA's.
+ * Its SKID is RFC 5280's first method, the SHA-1 of these bits (as
+ * "hash" makes it, which would fetch SHA-1). A leaf, which
+ * SSL_use_certificate checks against its key, keeps X509_set_pubkey, after
+ * the launch. */
+static int set_ca_pubkey(X509 *x, const unsigned char point[EC_POINT_LEN])
 {
-	unsigned char point[65]; /* 04 || X || Y */
-	size_t len = 0;
-	if (EVP_PKEY_get_octet_string_param(key, OSSL_PKEY_PARAM_ENCODED_PUBLIC_KEY, point,
-	                                    sizeof(point), &len) != 1 ||
-	    len != sizeof(point) || point[0] != POINT_CONVERSION_UNCOMPRESSED)
+	if (point[0] != POINT_CONVERSION_UNCOMPRESSED)
 		return -EINVAL;
-	unsigned char *bits = OPENSSL_memdup(point, len);
+	unsigned char *bits = OPENSSL_memdup(point, EC_POINT_LEN);
 	if (!bits)
 		return -ENOMEM;
 	if (X509_PUBKEY_set0_param(X509_get_X509_PUBKEY(x), OBJ_nid2obj(NID_X9_62_id_ecPublicKey),
 	                           V_ASN1_OBJECT, OBJ_nid2obj(NID_X9_62_prime256v1), bits,
-	                           (int)len) != 1) {
+	                           EC_POINT_LEN) != 1) {
 		OPENSSL_free(bits);
 		return -EIO;
 	}
-	return 0;
+	unsigned char id[SHA_DIGEST_LENGTH];
+	if (sha1(point, EC_POINT_LEN, id) < 0)
+		return -EIO;
+	ASN1_OCTET_STRING *skid = ASN1_OCTET_STRING_new();
+	int ok = skid && ASN1_OCTET_STRING_set(skid, id, sizeof(id)) == 1 &&
+	         X509_add1_ext_i2d(x, NID_subject_key_identifier, skid, 0, X509V3_ADD_DEFAULT) == 1;
+	ASN1_OCTET_STRING_free(skid);
+	return ok ? 0 : -EIO;
 }
 
 /* Common skeleton: serial, validity (backdated an hour for clock skew) up to
@@ -206,20 +326,19 @@ int tls_ca_new(const struct netrules *rules, unsigned validity_hours, struct tls
 		return -ENOMEM;
 	ca->made = time(NULL);
 	ca->lifetime = (long)validity_hours * 3600;
-	ca->ca_key = EVP_EC_gen("P-256");
-	if (!ca->ca_key || RAND_bytes(id, sizeof(id)) != 1)
+	unsigned char point[EC_POINT_LEN];
+	if (ca_key_new(ca, point) < 0 || RAND_bytes(id, sizeof(id)) != 1)
 		return -EIO;
 	snprintf(cn, sizeof(cn), "agentsandbox session CA %02x%02x%02x%02x", id[0], id[1], id[2],
 	         id[3]);
 	ca->ca_cert = new_cert(cn, ca->made + ca->lifetime);
-	if (!ca->ca_cert || set_ca_pubkey(ca->ca_cert, ca->ca_key) < 0 ||
+	if (!ca->ca_cert ||
 	    !X509_set_issuer_name(ca->ca_cert, X509_get_subject_name(ca->ca_cert)) ||
 	    add_ext(ca->ca_cert, ca->ca_cert, NID_basic_constraints, "critical,CA:TRUE,pathlen:0") <
 	        0 ||
 	    add_ext(ca->ca_cert, ca->ca_cert, NID_key_usage, "critical,keyCertSign,cRLSign") < 0 ||
-	    add_ext(ca->ca_cert, ca->ca_cert, NID_subject_key_identifier, "hash") < 0 ||
-	    add_name_constraints(ca->ca_cert, rules) < 0 ||
-	    !X509_sign(ca->ca_cert, ca->ca_key, EVP_sha256()))
+	    set_ca_pubkey(ca->ca_cert, point) < 0 || add_name_constraints(ca->ca_cert, rules) < 0 ||
+	    ca_self_sign(ca) < 0)
 		return -EIO;
 	*out = ca;
 	ca = NULL;

@@ -4,9 +4,12 @@
 
 /* Before any other OpenSSL call. No configuration file yet (reading one, even
  * an empty one, costs ~1-2 ms of CPU while the sandbox waits for this process
- * to be ready), and a Hash_DRBG over SHA-256 as the random generator (NIST SP
- * 800-90A, as the default CTR_DRBG; that one fetches AES first, ~1 ms more,
- * where the CA's signature needs SHA-256 anyway). 0, or -EIO. */
+ * to be ready), and the kernel's generator (getrandom) for all of OpenSSL's
+ * random bytes: OpenSSL's own DRBG, seeded from it, first fetches a digest or
+ * a cipher from the provider, which sets up every one OpenSSL has (~1.5 ms of
+ * CPU). Through RAND_METHOD, deprecated in OpenSSL 3 but in every 3.x; where
+ * it is not (ASB_OPENSSL_LOWLEVEL is 0), a Hash_DRBG over SHA-256 as before.
+ * 0, or -EIO. */
 int tls_init_early(void);
 
 /* The system's OpenSSL configuration (OPENSSL_CONF, else OPENSSLDIR's

@@ -150,13 +150,26 @@ static void test_nothing_allowed(void **state)
 }
 
 /* The CA's SubjectPublicKeyInfo (made by hand, tls_ca.c) is the DER OpenSSL's
- * own encoder gives for the same key, and that key verifies the CA's
- * signature. */
+ * own encoder gives for the same key, that key verifies the CA's signature
+ * (made by hand too where OpenSSL has the EC functions), and its SKID is the
+ * SHA-1 of the key's bits (RFC 5280, 4.2.1.2). */
 static void spki_same_as_encoder(X509 *cert)
 {
 	EVP_PKEY *key = X509_get0_pubkey(cert);
 	assert_non_null(key);
 	assert_int_equal(X509_verify(cert, key), 1);
+	assert_int_equal(X509_get_signature_nid(cert), NID_ecdsa_with_SHA256);
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int md_len = 0;
+	const unsigned char *pk;
+	int pk_len = 0;
+	assert_int_equal(
+	    X509_PUBKEY_get0_param(NULL, &pk, &pk_len, NULL, X509_get_X509_PUBKEY(cert)), 1);
+	assert_int_equal(EVP_Digest(pk, (size_t)pk_len, md, &md_len, EVP_sha1(), NULL), 1);
+	const ASN1_OCTET_STRING *skid = X509_get0_subject_key_id(cert);
+	assert_non_null(skid);
+	assert_int_equal(ASN1_STRING_length(skid), (int)md_len);
+	assert_memory_equal(ASN1_STRING_get0_data(skid), md, md_len);
 	X509 *ref = X509_new();
 	assert_int_equal(X509_set_pubkey(ref, key), 1);
 	unsigned char *ours = NULL, *theirs = NULL;

@@ -1,4 +1,5 @@
-/* OpenSSL's set-up (proxy/tls_init.c): a Hash_DRBG from the start, no
+/* OpenSSL's set-up (proxy/tls_init.c): the kernel's random bytes from the
+ * start (a Hash_DRBG where OpenSSL lacks RAND_METHOD), no
  * configuration file read until TLS is first needed, and then the system's
  * (OPENSSL_CONF here) applied to the contexts made after, towards servers
  * and towards the sandbox's clients; one that fails to load is said. What
@@ -14,6 +15,13 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/wait.h>
+
+#include <errno.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
 #include <openssl/rand.h>
 #include <openssl/ssl.h>
@@ -97,6 +105,36 @@ static void test_client_side_first(void **state)
 	unlink(conf);
 }
 
+#if ASB_OPENSSL_LOWLEVEL
+/* In a child, a draw, then getrandom(2) made to fail: whether the next
+ * draws still succeed (1) or fail (0). */
+static int draw_without_getrandom(void)
+{
+	pid_t pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct sock_filter prog[] = {
+		    BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		    BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_getrandom, 0, 1),
+		    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+		    BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+		};
+		struct sock_fprog fprog = {sizeof(prog) / sizeof(prog[0]), prog};
+		unsigned char b[16];
+		if (RAND_bytes(b, sizeof(b)) != 1 || RAND_priv_bytes(b, sizeof(b)) != 1)
+			_exit(3);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0 ||
+		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &fprog) < 0)
+			_exit(2);
+		_exit(RAND_bytes(b, sizeof(b)) == 1 || RAND_priv_bytes(b, sizeof(b)) == 1 ? 1 : 0);
+	}
+	int st = 0;
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFEXITED(st));
+	return WEXITSTATUS(st);
+}
+#endif
+
 static void test_early_then_system_config(void **state)
 {
 	(void)state;
@@ -105,11 +143,20 @@ static void test_early_then_system_config(void **state)
 	setenv("OPENSSL_CONF", conf, 1);
 
 	assert_int_equal(tls_init_early(), 0);
-	unsigned char buf[16];
+#if ASB_OPENSSL_LOWLEVEL
+	/* Each draw is the kernel's: once getrandom fails, so does it
+	 * (OpenSSL's DRBG, seeded by then, would draw on). */
+	assert_int_equal(draw_without_getrandom(), 0);
+#endif
+	unsigned char buf[16], again[16];
 	assert_int_equal(RAND_bytes(buf, sizeof(buf)), 1);
+	assert_int_equal(RAND_priv_bytes(again, sizeof(again)), 1);
+	assert_memory_not_equal(buf, again, sizeof(buf));
+#if !ASB_OPENSSL_LOWLEVEL
 	EVP_RAND_CTX *drbg = RAND_get0_public(NULL);
 	assert_non_null(drbg);
 	assert_string_equal(EVP_RAND_get0_name(EVP_RAND_CTX_get0_rand(drbg)), "HASH-DRBG");
+#endif
 
 	/* Not read yet: a context made without tls_load_system_config has
 	 * OpenSSL's own defaults. */
