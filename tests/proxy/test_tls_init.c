@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
-#include <stddef.h>
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
