@@ -89,6 +89,37 @@ int placeholders_add(struct placeholders *p, const char *path, int is_dir)
 	return 0;
 }
 
+static void say(placeholders_log_fn log, void *ud, char *line)
+{
+	if (line && log)
+		log(ud, line);
+	free(line);
+}
+
+void placeholders_make(const struct placeholders *p, placeholders_log_fn log, void *ud)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		const struct placeholder *ph = &p->items[i];
+		if (ph->placed)
+			continue;
+		const char *name = base_name(ph->path);
+		/* Neither follows a symlink planted there: EEXIST, as for
+		 * anything else in the way (another sandbox's mount point). */
+		int r;
+		if (ph->is_dir) {
+			r = mkdirat(ph->parent_fd, name, 0755);
+		} else if ((r = openat(ph->parent_fd, name,
+		                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+		                       0444)) >= 0) {
+			close(r);
+		}
+		if (r < 0 && errno != EEXIST)
+			say(log, ud,
+			    str_printf("placeholder %s not made by the launcher: %s", ph->path,
+			               strerror(errno)));
+	}
+}
+
 int placeholders_has(const struct placeholders *p, const char *path)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -115,13 +146,6 @@ void placeholders_log_to_host(void *ud, const char *line)
 {
 	const struct placeholders_to_host *to = ud;
 	to->host->log(to->ctx, ASB_LOG_INFO, "%s", line);
-}
-
-static void say(placeholders_log_fn log, void *ud, char *line)
-{
-	if (line && log)
-		log(ud, line);
-	free(line);
 }
 
 /* 1 while the placeholder is still to be removed (another sandbox uses its

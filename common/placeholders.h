@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /* Mount points a sandbox leaves on the host. A mask (or a generated file)
  * placed where nothing exists yet, inside a directory bound from the host,
- * makes the backend create an empty file or directory there. The plugin
- * that asked records each such path, holds a shared flock on its parent for
- * the whole session (a concurrent sandbox using the same directory keeps
- * its mounts: removing a mount point on the host detaches the mounts on it
- * elsewhere), and after exit removes those still empty, once it holds the
- * lock alone. Shared by the git and projectfiles plugins. */
+ * needs an empty file or directory there: a spare put in place (spares.h),
+ * else one made by the launcher (placeholders_make), else by the backend.
+ * The plugin that asked records each such path, holds a shared flock on
+ * its parent for the whole session (a concurrent sandbox using the same
+ * directory keeps its mounts: removing a mount point on the host detaches
+ * the mounts on it elsewhere), and after exit removes those still empty,
+ * once it holds the lock alone. Shared by the git and projectfiles plugins. */
 #ifndef ASB_COMMON_PLACEHOLDERS_H
 #define ASB_COMMON_PLACEHOLDERS_H
 
@@ -20,7 +21,8 @@ struct placeholder {
 	int parent_fd; /* borrowed from locks */
 	size_t lock;
 	int is_dir;
-	int gone; /* moved away already (spares_keep): nothing left to remove */
+	int gone;   /* moved away already (spares_keep): nothing left to remove */
+	int placed; /* a spare put in place (spares_place): nothing to make */
 };
 
 /* One open file description per directory: flock() locks held through two
@@ -56,8 +58,16 @@ struct placeholders_to_host {
 };
 void placeholders_log_to_host(void *userdata, const char *line);
 
-/* Record `path` (missing now; a mount will create it) and lock its parent. */
+/* Record `path` (missing now) and lock its parent. */
 int placeholders_add(struct placeholders *p, const char *path, int is_dir);
+/* Each placeholder still missing, made here as the backend would make its
+ * mount point (a directory 0755, an empty file 0444), never over anything;
+ * once journaled. The launcher may write where the sandbox's user namespace
+ * may not: root's override of file permissions inside reaches only the
+ * files of the users mapped there, so root in a project another user owns
+ * cannot make the mount point inside. What fails here is logged, and left
+ * to the backend. */
+void placeholders_make(const struct placeholders *p, placeholders_log_fn log, void *userdata);
 /* Is `path` recorded? */
 int placeholders_has(const struct placeholders *p, const char *path);
 /* Where `plugin`'s journals live: ".PLUGIN-placeholders" beside the session

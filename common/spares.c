@@ -144,11 +144,11 @@ static int take_one(struct spares *s, const char *spare, int dfd, const char *na
 }
 #endif
 
-void spares_place(struct spares *s, const struct placeholders *p)
+void spares_place(struct spares *s, struct placeholders *p)
 {
 #ifdef RENAME_NOREPLACE
 	for (size_t i = 0; s->fd > 0 && i < p->n; i++) {
-		const struct placeholder *ph = &p->items[i];
+		struct placeholder *ph = &p->items[i];
 		struct strv *pool = ph->is_dir ? &s->dirs : &s->files;
 		size_t *taken = ph->is_dir ? &s->dirs_taken : &s->files_taken;
 		if (p->locks[ph->lock].dev != s->dev)
@@ -160,8 +160,10 @@ void spares_place(struct spares *s, const struct placeholders *p)
 		while (*taken < pool->n && (r = take_one(s, pool->v[*taken], ph->parent_fd,
 		                                         base_name(ph->path), ph->is_dir)) >= 0) {
 			(*taken)++;
-			if (r == 1)
+			if (r == 1) {
+				ph->placed = 1;
 				break;
+			}
 		}
 	}
 #else

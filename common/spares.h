@@ -42,7 +42,7 @@ void spares_open(struct spares *s, const char *dir, const char *id);
  * kind, never over anything (the backend makes the others). Run once they
  * are in the journal, so that a launch killed now leaves none that the next
  * one does not remove. */
-void spares_place(struct spares *s, const struct placeholders *p);
+void spares_place(struct spares *s, struct placeholders *p);
 /* Before placeholders_cleanup: each placeholder it would remove (its
  * directory's lock held alone, the placeholder empty) moved to the spares
  * instead, logged as removed; what is left, cleanup removes. */

@@ -326,6 +326,10 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 		    spares_dir(host->policy_string(ctx, "session_dir"), "git");
 		spares_open(&g->spares, spares, id);
 		spares_place(&g->spares, &g->placeholders);
+		int64_t caps = 0;
+		if (host->policy_int(ctx, "backend_caps", &caps) == 0 && (caps & ASB_CAP_FS_VIEW))
+			placeholders_make(&g->placeholders, placeholders_log_to_host,
+			                  &(struct placeholders_to_host){host, ctx});
 	}
 	g->applied = 1;
 	return 0;

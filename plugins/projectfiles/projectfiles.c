@@ -47,6 +47,7 @@ struct pf_state {
 	char *dirs_file;            /* where they are kept between launches */
 	int dry_run;
 	bool files;     /* the backend places generated files anywhere (ASB_CAP_FILES) */
+	bool view;      /* it builds the agent's view of mounts (ASB_CAP_FS_VIEW) */
 	bool ephemeral; /* ... and empty writable directories (ASB_CAP_EPHEMERAL) */
 };
 
@@ -563,6 +564,7 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 	int64_t caps = 0;
 	g->files = host->policy_int(ctx, "backend_caps", &caps) == 0 && (caps & ASB_CAP_FILES);
 	g->ephemeral = g->files && (caps & ASB_CAP_EPHEMERAL);
+	g->view = caps & ASB_CAP_FS_VIEW;
 	_cleanup_free_ char *journals =
 	    g->dry_run
 	        ? NULL
@@ -630,6 +632,9 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 		    spares_dir(host->policy_string(ctx, "session_dir"), NAME);
 		spares_open(&g->spares, spares, id);
 		spares_place(&g->spares, &g->placeholders);
+		if (g->view)
+			placeholders_make(&g->placeholders, placeholders_log_to_host,
+			                  &(struct placeholders_to_host){host, ctx});
 	}
 	return 0;
 }

@@ -224,6 +224,28 @@ ok $([ ! -e "$HOME/state/opencode.json" ] && ls "$HOME"/state/opencode.json.agen
     "...while one in a plain rw dir is still moved aside ($err)"
 rm -rf "$HOME/.config/tool" "$HOME"/state/opencode.json*
 
+# --- root in a project another user owns -------------------------------------------------
+# (sudo, or a container's root in a bind-mounted project.) Inside the user
+# namespace root's override of file permissions reaches only the files of
+# mapped users, so the sandbox cannot make a mount point there; the launcher
+# makes the placeholders, for the project files and git alike. A new state
+# directory: no spare to put in place.
+if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
+    F=$TEST_TMP/foreign
+    mkdir -p "$F"
+    (cd "$F" && git init -q . && rm -rf .git/hooks && echo data >README)
+    chown -R nobody "$F"
+    all() { (cd "$1" && find . -printf '%p %y %s\n' | LC_ALL=C sort); }
+    f_before=$(all "$F")
+    out=$(cd "$F" && XDG_STATE_HOME=$TEST_TMP/foreign-state asb -c "$TEST_TMP/pf.cfg" -- -c \
+        'test -f .mcp.json && test -d .claude && test -d .git/hooks && echo IN' 2>&1)
+    ok $([ "$out" = IN ]; echo $?) "root launches in a directory of nobody's, first launch ($out)"
+    ok $([ "$(all "$F")" = "$f_before" ]; echo $?) \
+        "the placeholders it made are gone after exit (diff: $(diff <(echo "$f_before") <(all "$F") | tr '\n' ' '))"
+else
+    skip "root in a project another user owns: run as root"
+fi
+
 # --- a launcher killed outright ---------------------------------------------------------
 # It cannot remove the mount points its masks left at the workspace root;
 # the next launch does (under the journal's lock), and the project is as it was.

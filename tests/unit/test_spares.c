@@ -2,7 +2,9 @@
 /* common/spares.c: a spare is moved into a placeholder's path never over
  * anything, and one that could not be placed (the path taken meanwhile, as
  * by another sandbox's mount point) is left for the next; after exit, what
- * is still empty goes back to the pool and the cleanup leaves it alone. */
+ * is still empty goes back to the pool and the cleanup leaves it alone.
+ * common/placeholders.c: what no spare filled is made, never over anything
+ * (a symlink planted there is not followed). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -89,10 +91,55 @@ static void test_taken_path_leaves_the_spare(void **state)
 #endif
 }
 
+static void test_missing_ones_made_never_over_anything(void **state)
+{
+	(void)state;
+	char project[300], dir[400], file[400], link[400], aim[400], theirs[400];
+	snprintf(project, sizeof(project), "%s/project", tmp);
+	snprintf(dir, sizeof(dir), "%s/.claude", project);
+	snprintf(file, sizeof(file), "%s/.mcp.json", project);
+	snprintf(link, sizeof(link), "%s/opencode.json", project);
+	snprintf(aim, sizeof(aim), "%s/elsewhere", tmp);
+	snprintf(theirs, sizeof(theirs), "%s/.vscode", project);
+	assert_int_equal(mkdir(project, 0755), 0);
+	struct placeholders p = {0};
+	assert_int_equal(placeholders_add(&p, dir, 1), 0);
+	assert_int_equal(placeholders_add(&p, file, 0), 0);
+	assert_int_equal(placeholders_add(&p, link, 0), 0);
+	assert_int_equal(placeholders_add(&p, theirs, 1), 0);
+	/* Planted between the record and the making: a symlink, a file. */
+	assert_int_equal(symlink(aim, link), 0);
+	int fd = open(theirs, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "x", 1), 1);
+	close(fd);
+
+	placeholders_make(&p, NULL, NULL);
+	struct stat st;
+	assert_int_equal(lstat(dir, &st), 0);
+	assert_true(S_ISDIR(st.st_mode));
+	assert_int_equal(lstat(file, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && st.st_size == 0 && (st.st_mode & 0222) == 0);
+	assert_int_equal(lstat(link, &st), 0);
+	assert_true(S_ISLNK(st.st_mode));
+	assert_int_equal(lstat(aim, &st), -1);
+	assert_int_equal(lstat(theirs, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && st.st_size == 1);
+
+	/* After exit the made ones go; what was planted is not ours. */
+	placeholders_cleanup(&p, NULL, NULL);
+	assert_int_equal(lstat(dir, &st), -1);
+	assert_int_equal(lstat(file, &st), -1);
+	assert_int_equal(lstat(theirs, &st), 0);
+	placeholders_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_taken_path_leaves_the_spare, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_missing_ones_made_never_over_anything, setup,
+	                                    teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
