@@ -128,12 +128,14 @@ cat "$WORK/modes.md"
 # plus the seccomp filter it installs from a file (as the launcher does).
 if cc -O2 -D_GNU_SOURCE -I"$SRC/core" -I"$SRC/linux" -I"$SRC/common" -I"$SRC/include" \
     "$SRC/bench/filter-compile.c" "$SRC/linux/syscall_filter.c" "$SRC/core/seccomp_groups.c" \
-    "$SRC/common/util.c" -lseccomp -o "$WORK/filter-compile"; then
+    -I"$BUILD/linux" "$SRC/common/util.c" -lseccomp -o "$WORK/filter-compile"; then
     "$WORK/filter-compile" "$WORK/filter.bpf"
     plain="${raw% /run/agentsandbox/init *} /bin/true"
     plain=${plain/--disable-userns /}
     landlock=$raw
-    full=$(sed -e "s| --remount-ro /run/agentsandbox| --ro-bind $WORK/filter.bpf /run/agentsandbox/seccomp.bpf --remount-ro /run/agentsandbox|" \
+    # The filter bound where the launcher puts it, in the run directory
+    # (made read-only by init's mount list or bwrap's --remount-ro after).
+    full=$(sed -e "s| --tmpfs /run/agentsandbox | --tmpfs /run/agentsandbox --ro-bind $WORK/filter.bpf /run/agentsandbox/seccomp.bpf |" \
         -e 's| --landlock | --seccomp /run/agentsandbox/seccomp.bpf --landlock |' <<<"$raw")
     hyperfine --warmup 5 --min-runs 40 -N --export-markdown "$WORK/hardening.md" \
         -n "bwrap, no hardening" "$(wrap "$plain")" \
