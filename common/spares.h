@@ -39,9 +39,9 @@ char *spares_dir(const char *session_dir, const char *plugin);
 /* Open (make) `dir`, and list what it holds. */
 void spares_open(struct spares *s, const char *dir, const char *id);
 /* Each placeholder still missing: moved into place from the spares of its
- * kind, never over anything (the backend makes the others). Run once they
- * are in the journal, so that a launch killed now leaves none that the next
- * one does not remove. */
+ * kind, never over anything, and marked placed (placeholders_make makes the
+ * others). Run once they are in the journal, so that a launch killed now
+ * leaves none that the next one does not remove. */
 void spares_place(struct spares *s, struct placeholders *p);
 /* Before placeholders_cleanup: each placeholder it would remove (its
  * directory's lock held alone, the placeholder empty) moved to the spares

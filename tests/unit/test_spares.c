@@ -73,6 +73,13 @@ static void test_taken_path_leaves_the_spare(void **state)
 	assert_int_equal(lstat(free_path, &st), 0);
 	assert_true(S_ISREG(st.st_mode) && st.st_size == 0);
 	assert_int_equal(entries(pool), 0);
+	/* Only the one a spare filled is marked: the other is not made over. */
+	assert_false(p.items[0].placed);
+	assert_true(p.items[1].placed);
+	placeholders_make(&p, NULL, NULL);
+	_cleanup_free_ char *still = NULL;
+	assert_int_equal(read_file(taken, &still, NULL), 0);
+	assert_string_equal(still, "theirs");
 
 	/* After exit: the empty one back to the pool, the other left as it
 	 * is, and the cleanup removes neither. */
