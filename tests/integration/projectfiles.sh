@@ -238,8 +238,15 @@ if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
     all() { (cd "$1" && find . -printf '%p %y %s\n' | LC_ALL=C sort); }
     f_before=$(all "$F")
     out=$(cd "$F" && XDG_STATE_HOME=$TEST_TMP/foreign-state asb -c "$TEST_TMP/pf.cfg" -- -c \
-        'test -f .mcp.json && test -d .claude && test -d .git/hooks && echo IN' 2>&1)
-    ok $([ "$out" = IN ]; echo $?) "root launches in a directory of nobody's, first launch ($out)"
+        'test -f .mcp.json && test -d .claude && test -d .git/hooks && echo IN
+         touch new 2>/dev/null || echo READ-ONLY' 2>"$TEST_TMP/foreign.err")
+    ok $([ "$out" = "IN"$'\n'"READ-ONLY" ]; echo $?) \
+        "root launches in a directory of nobody's, first launch ($out $(cat "$TEST_TMP/foreign.err"))"
+    # Root inside is not root on the host: the agent cannot write there,
+    # and the launcher says so up front.
+    ok $(grep -q "workspace $F belongs to uid $(id -u nobody): root inside the sandbox is not root" \
+        "$TEST_TMP/foreign.err"; echo $?) "a warning says the agent cannot write into it"
+    ok $(! grep -q "is not root on the host" "$TEST_TMP/err"; echo $?) "none in root's own workspace"
     ok $([ "$(all "$F")" = "$f_before" ]; echo $?) \
         "the placeholders it made are gone after exit (diff: $(diff <(echo "$f_before") <(all "$F") | tr '\n' ' '))"
 else
