@@ -4,7 +4,8 @@
 # reaped, for slirp4netns making its own tap0 (what it did before), for
 # slirp4netns attaching to a persistent tap0 made beforehand (what the netns
 # helper does now: the exit then skips unregistering the device, two RCU
-# grace periods), and pasta's start (it daemonizes once ready).
+# grace periods), what its flags cost, and pasta's start (it daemonizes
+# once ready).
 #   bench/net-engine.sh [RUNS]      (default 20; run as the user who launches)
 # Needs: slirp4netns, unshare, python3, /dev/net/tun usable; pasta optional.
 set -euo pipefail
@@ -22,12 +23,15 @@ def namespace(persistent_tap):
     ns.stdout.readline()
     return ns
 
-def slirp(persistent_tap):
+# The launcher's flags (linux/slirp.c); a variant leaves one out, or adds
+# the mount sandbox it asks for as root.
+FLAGS = ["--configure", "--mtu=65520", "--disable-host-loopback", "--enable-seccomp"]
+
+def slirp(persistent_tap, flags=FLAGS):
     ns = namespace(persistent_tap)
     r, w = os.pipe()
     t0 = time.monotonic()
-    p = subprocess.Popen(["slirp4netns", "--configure", "--mtu=65520", "--disable-host-loopback",
-                          "--enable-seccomp", "--ready-fd=%d" % w, str(ns.pid), "tap0"],
+    p = subprocess.Popen(["slirp4netns"] + flags + ["--ready-fd=%d" % w, str(ns.pid), "tap0"],
                          pass_fds=(w,), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     os.close(w)
     ready = os.read(r, 1) == b"1"
@@ -70,6 +74,10 @@ def report(name, fn):
 print("%-44s %9s  %9s   (medians of %d)" % ("", "to ready", "to reaped", runs))
 report("slirp4netns, makes its own tap0", lambda: slirp(False))
 report("slirp4netns, persistent tap0 made before", lambda: slirp(True))
+for flag in ("--enable-seccomp", "--configure"):
+    report("  the same without %s" % flag, lambda: slirp(True, [f for f in FLAGS if f != flag]))
+if os.geteuid() == 0:
+    report("  the same with --enable-sandbox (as root)", lambda: slirp(True, FLAGS + ["--enable-sandbox"]))
 if subprocess.run(["sh", "-c", "command -v pasta"], stdout=subprocess.DEVNULL).returncode == 0:
     report("pasta (daemonizes when ready)", pasta)
 PY
