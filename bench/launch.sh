@@ -144,6 +144,28 @@ if cc -O2 -D_GNU_SOURCE -I"$SRC/core" -I"$SRC/linux" -I"$SRC/common" -I"$SRC/inc
     cat "$WORK/hardening.md"
 fi
 
+# Landlock alone: the init helper run on the host with the launch's rules
+# (those on paths that exist only inside are skipped there) and without.
+rules=$(python3 - "$raw" <<'PY'
+import shlex, sys
+w = shlex.split(sys.argv[1])
+i = len(w) - 1 - w[::-1].index("/run/agentsandbox/init")
+out, j = [], i + 1
+while j < len(w) and w[j] != "--":
+    if w[j] in ("--mounts-fd", "--seccomp"):
+        j += 2
+        continue
+    out.append(w[j])
+    j += 1
+print(" ".join(shlex.quote(x) for x in out))
+PY
+)
+init="$BUILD/linux/agentsandbox-init"
+hyperfine --warmup 5 --min-runs 100 -N --export-markdown "$WORK/landlock.md" \
+    -n "init helper, no rules" "$init -- /usr/bin/true" \
+    -n "init helper, the launch's Landlock rules ($(wc -w <<<"$rules") words)" "$init $rules -- /usr/bin/true"
+cat "$WORK/landlock.md"
+
 if [ -x /usr/bin/time ]; then
     rss=$(/usr/bin/time -f %M "$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/min.cfg" 2>&1 >/dev/null | tail -1)
     echo "peak RSS of agentsandbox (supervisor + launch): ${rss} KiB"
