@@ -138,6 +138,26 @@ static int read_int_file(const char *path, long *out)
 	return ok ? 0 : -EIO;
 }
 
+/* Launched as root, the agent is uid 0 of a user namespace where only uid
+ * and gid 0 are mapped, without capabilities: another user's files are
+ * others' to it, whatever root may do on the host. Say so when that leaves
+ * it a workspace it cannot write into. */
+static void warn_foreign_workspace(const struct asb_host *host, struct asb_ctx *ctx)
+{
+	int64_t is_root = 0;
+	const char *ws = host->policy_string(ctx, "workspace");
+	struct stat st;
+	if (host->policy_int(ctx, "is_root", &is_root) < 0 || !is_root || !ws ||
+	    stat(ws, &st) < 0 || st.st_uid == 0)
+		return;
+	bool writable = (st.st_gid == 0 && (st.st_mode & S_IWGRP)) || (st.st_mode & S_IWOTH);
+	if (!writable)
+		host->log(ctx, ASB_LOG_WARN,
+		          "the workspace %s belongs to uid %u: root inside the sandbox is not root "
+		          "on the host and cannot write into it; run agentsandbox as that user",
+		          ws, (unsigned)st.st_uid);
+}
+
 static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, void *data, uint64_t *caps,
                        char *why, size_t why_len)
 {
@@ -179,6 +199,8 @@ static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, void *d
 	}
 	host->log(ctx, ASB_LOG_INFO, "using %s, bubblewrap %s (root-owned, not writable by others)",
 	          b->path, b->version);
+	/* Here, so that --check says it too. */
+	warn_foreign_workspace(host, ctx);
 	return 0;
 }
 
@@ -232,33 +254,12 @@ bool bwrap_may_add_caps(const struct bwrap *b)
 	return geteuid() == 0 || (b->path[0] && stat(b->path, &st) == 0 && !(st.st_mode & S_ISUID));
 }
 
-/* Launched as root, the agent is uid 0 of a user namespace where only uid
- * and gid 0 are mapped, without capabilities: another user's files are
- * others' to it, whatever root may do on the host. Say so when that leaves
- * it a workspace it cannot write into. */
-static void warn_foreign_workspace(const struct asb_host *host, struct asb_ctx *ctx)
-{
-	int64_t is_root = 0;
-	const char *ws = host->policy_string(ctx, "workspace");
-	struct stat st;
-	if (host->policy_int(ctx, "is_root", &is_root) < 0 || !is_root || !ws ||
-	    stat(ws, &st) < 0 || st.st_uid == 0)
-		return;
-	bool writable = (st.st_gid == 0 && (st.st_mode & S_IWGRP)) || (st.st_mode & S_IWOTH);
-	if (!writable)
-		host->log(ctx, ASB_LOG_WARN,
-		          "the workspace %s belongs to uid %u: root inside the sandbox is not root "
-		          "on the host and cannot write into it; run agentsandbox as that user",
-		          ws, (unsigned)st.st_uid);
-}
-
 static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct bwrap *b = data;
 	int64_t hold = 0;
 	(void)host->policy_int(ctx, "hold", &hold);
 	b->prepared = true;
-	warn_foreign_workspace(host, ctx);
 	int r = pipe_cloexec(b->info);
 	/* Holding the sandbox costs a round trip: only when the core needs it. */
 	if (r >= 0 && hold)

@@ -247,6 +247,8 @@ if [ "$(id -u)" -eq 0 ] && id nobody >/dev/null 2>&1; then
     ok $(grep -q "workspace $F belongs to uid $(id -u nobody): root inside the sandbox is not root" \
         "$TEST_TMP/foreign.err"; echo $?) "a warning says the agent cannot write into it"
     ok $(! grep -q "is not root on the host" "$TEST_TMP/err"; echo $?) "none in root's own workspace"
+    ok $(cd "$F" && asb -c "$TEST_TMP/pf.cfg" --check 2>&1 >/dev/null | grep -q "is not root on the host"
+        echo $?) "--check says it too"
     ok $([ "$(all "$F")" = "$f_before" ]; echo $?) \
         "the placeholders it made are gone after exit (diff: $(diff <(echo "$f_before") <(all "$F") | tr '\n' ' '))"
 else
