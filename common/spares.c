@@ -172,6 +172,18 @@ void spares_place(struct spares *s, struct placeholders *p)
 #endif
 }
 
+void spares_put_in_place(struct spares *s, struct placeholders *p, const struct asb_host *host,
+                         struct asb_ctx *ctx, const char *plugin)
+{
+	_cleanup_free_ char *dir = spares_dir(host->policy_string(ctx, "session_dir"), plugin);
+	spares_open(s, dir, host->policy_string(ctx, "session_id"));
+	spares_place(s, p);
+	int64_t caps = 0;
+	if (host->policy_int(ctx, "backend_caps", &caps) == 0 && (caps & ASB_CAP_FS_VIEW))
+		placeholders_make(p, placeholders_log_to_host,
+		                  &(struct placeholders_to_host){host, ctx});
+}
+
 #ifdef RENAME_NOREPLACE
 /* 0 when the placeholder is now a spare. */
 static int keep_one(struct spares *s, const struct placeholder *ph, placeholders_log_fn log,

@@ -43,6 +43,12 @@ void spares_open(struct spares *s, const char *dir, const char *id);
  * others). Run once they are in the journal, so that a launch killed now
  * leaves none that the next one does not remove. */
 void spares_place(struct spares *s, struct placeholders *p);
+/* The journaled placeholders put in place, once per launch: the spares of
+ * `plugin`'s pool (opened here), then, for a backend that mounts over them
+ * (ASB_CAP_FS_VIEW), the rest made by placeholders_make. A backend of
+ * rules needs no mount point: nothing is made for it. */
+void spares_put_in_place(struct spares *s, struct placeholders *p, const struct asb_host *host,
+                         struct asb_ctx *ctx, const char *plugin);
 /* Before placeholders_cleanup: each placeholder it would remove (its
  * directory's lock held alone, the placeholder empty) moved to the spares
  * instead, logged as removed; what is left, cleanup removes. */

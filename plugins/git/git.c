@@ -321,16 +321,8 @@ static int git_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void 
 		return r;
 	}
 	/* Journaled now: the mount points can be put in place. */
-	if (journals && id && g->placeholders.n) {
-		_cleanup_free_ char *spares =
-		    spares_dir(host->policy_string(ctx, "session_dir"), "git");
-		spares_open(&g->spares, spares, id);
-		spares_place(&g->spares, &g->placeholders);
-		int64_t caps = 0;
-		if (host->policy_int(ctx, "backend_caps", &caps) == 0 && (caps & ASB_CAP_FS_VIEW))
-			placeholders_make(&g->placeholders, placeholders_log_to_host,
-			                  &(struct placeholders_to_host){host, ctx});
-	}
+	if (journals && id && g->placeholders.n)
+		spares_put_in_place(&g->spares, &g->placeholders, host, ctx, "git");
 	g->applied = 1;
 	return 0;
 }

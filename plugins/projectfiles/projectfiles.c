@@ -47,7 +47,6 @@ struct pf_state {
 	char *dirs_file;            /* where they are kept between launches */
 	int dry_run;
 	bool files;     /* the backend places generated files anywhere (ASB_CAP_FILES) */
-	bool view;      /* it builds the agent's view of mounts (ASB_CAP_FS_VIEW) */
 	bool ephemeral; /* ... and empty writable directories (ASB_CAP_EPHEMERAL) */
 };
 
@@ -564,7 +563,6 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 	int64_t caps = 0;
 	g->files = host->policy_int(ctx, "backend_caps", &caps) == 0 && (caps & ASB_CAP_FILES);
 	g->ephemeral = g->files && (caps & ASB_CAP_EPHEMERAL);
-	g->view = caps & ASB_CAP_FS_VIEW;
 	_cleanup_free_ char *journals =
 	    g->dry_run
 	        ? NULL
@@ -627,15 +625,8 @@ static int pf_pre_mount(const struct asb_host *host, struct asb_ctx *ctx, void *
 		return r;
 	}
 	/* Journaled now: the mount points can be put in place. */
-	if (journals && id && g->placeholders.n) {
-		_cleanup_free_ char *spares =
-		    spares_dir(host->policy_string(ctx, "session_dir"), NAME);
-		spares_open(&g->spares, spares, id);
-		spares_place(&g->spares, &g->placeholders);
-		if (g->view)
-			placeholders_make(&g->placeholders, placeholders_log_to_host,
-			                  &(struct placeholders_to_host){host, ctx});
-	}
+	if (journals && id && g->placeholders.n)
+		spares_put_in_place(&g->spares, &g->placeholders, host, ctx, NAME);
 	return 0;
 }
 
