@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,16 +21,49 @@ static const char *base_name(const char *path)
 	return slash ? slash + 1 : path;
 }
 
-static int open_parent(const char *path)
+/* How a directory on the way is opened: for walking only (O_PATH needs no
+ * read permission, as a lookup needs none), where there is such a flag. */
+#if defined(O_PATH)
+#define WALK_FLAGS O_PATH
+#elif defined(O_SEARCH)
+#define WALK_FLAGS O_SEARCH
+#else
+#define WALK_FLAGS O_RDONLY
+#endif
+
+/* `path`'s parent, opened one component at a time, following no symlink
+ * anywhere on the way. The paths are canonical (from the resolved
+ * workspace), so a symlink there was planted since: a sandbox writing the
+ * workspace can swap a nested repository's directory for one between the
+ * scan and this open, to make the launcher (root, perhaps) create, rename
+ * or remove a mount point's name elsewhere. */
+static int open_parent(const char *path, size_t parent_len)
 {
-	const char *slash = strrchr(path, '/');
-	if (!slash)
+	if (path[0] != '/')
 		return -EINVAL;
-	_cleanup_free_ char *parent =
-	    slash == path ? strdup("/") : strndup(path, (size_t)(slash - path));
-	if (!parent)
-		return -ENOMEM;
-	int fd = open(parent, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	_cleanup_close_ int dir = open("/", WALK_FLAGS | O_DIRECTORY | O_CLOEXEC);
+	if (dir < 0)
+		return -errno;
+	for (size_t at = 1; at < parent_len;) {
+		size_t len = strcspn(path + at, "/");
+		if (at + len > parent_len)
+			len = parent_len - at;
+		if (len == 0 || len > NAME_MAX ||
+		    (path[at] == '.' && (len == 1 || (len == 2 && path[at + 1] == '.'))))
+			return -EINVAL; /* not canonical */
+		char name[NAME_MAX + 1];
+		memcpy(name, path + at, len);
+		name[len] = '\0';
+		/* A symlink here fails: ELOOP, or with O_PATH ENOTDIR. */
+		int next = openat(dir, name, WALK_FLAGS | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0)
+			return -errno;
+		close(dir);
+		dir = next;
+		at += len + 1;
+	}
+	/* Readable, for flock (an O_PATH descriptor has none). */
+	int fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
 }
 
@@ -50,7 +84,17 @@ static int grow(void *arrp, size_t *cap, size_t n, size_t elem)
 /* The shared lock on `path`'s parent, taken once per directory. */
 static int lock_parent(struct placeholders *p, const char *path, size_t *out)
 {
-	_cleanup_close_ int fd = open_parent(path);
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return -EINVAL;
+	size_t parent_len = (size_t)(slash - path);
+	for (size_t i = 0; i < p->n_locks; i++)
+		if (strlen(p->locks[i].dir) == parent_len &&
+		    memcmp(p->locks[i].dir, path, parent_len) == 0) {
+			*out = i;
+			return 0;
+		}
+	_cleanup_close_ int fd = open_parent(path, parent_len);
 	if (fd < 0)
 		return fd;
 	struct stat st;
@@ -64,11 +108,14 @@ static int lock_parent(struct placeholders *p, const char *path, size_t *out)
 	int r = grow(&p->locks, &p->cap_locks, p->n_locks, sizeof(*p->locks));
 	if (r < 0)
 		return r;
+	_cleanup_free_ char *dir = strndup(path, parent_len);
+	if (!dir)
+		return -ENOMEM;
 	/* Shared: every sandbox that masks here holds it; cleanup wants it alone. */
 	if (flock(fd, LOCK_SH) < 0)
 		return -errno;
-	p->locks[p->n_locks] = (struct dir_lock){.fd = fd, .dev = st.st_dev, .ino = st.st_ino};
-	fd = -1;
+	p->locks[p->n_locks] = (struct dir_lock){
+	    .fd = TAKE_FD(fd), .dir = TAKE_PTR(dir), .dev = st.st_dev, .ino = st.st_ino};
 	*out = p->n_locks++;
 	return 0;
 }
@@ -132,8 +179,10 @@ void placeholders_free(struct placeholders *p)
 {
 	for (size_t i = 0; i < p->n; i++)
 		free(p->items[i].path);
-	for (size_t i = 0; i < p->n_locks; i++)
+	for (size_t i = 0; i < p->n_locks; i++) {
 		close(p->locks[i].fd);
+		free(p->locks[i].dir);
+	}
 	free(p->items);
 	free(p->locks);
 	if (p->journal_fd > 0)
@@ -283,8 +332,16 @@ static int reap_journal(int dfd, const char *name, placeholders_log_fn log, void
 		if ((line[0] != 'f' && line[0] != 'd') || line[1] != ' ' || line[2] != '/')
 			continue;
 		struct placeholders one = {0};
-		if (placeholders_add(&one, line + 2, line[0] == 'd') < 0) {
-			/* Its directory is gone: so is the placeholder. */
+		int r = placeholders_add(&one, line + 2, line[0] == 'd');
+		if (r < 0) {
+			/* Its directory is gone: so is the placeholder. Else the way
+			 * there changed (a symlink swapped in): not followed. */
+			if (r != -ENOENT)
+				say(log, ud,
+				    str_printf(
+				        "%s: a placeholder left by a launch that was killed, "
+				        "not removed: %s",
+				        line + 2, strerror(-r)));
 			placeholders_free(&one);
 			continue;
 		}

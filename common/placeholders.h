@@ -29,6 +29,7 @@ struct placeholder {
  * descriptions of the same directory conflict even within one process. */
 struct dir_lock {
 	int fd;
+	char *dir; /* its path, as recorded */
 	dev_t dev;
 	ino_t ino;
 	int exclusive;
@@ -58,7 +59,8 @@ struct placeholders_to_host {
 };
 void placeholders_log_to_host(void *userdata, const char *line);
 
-/* Record `path` (missing now) and lock its parent. */
+/* Record `path` (missing now; absolute and canonical) and lock its parent,
+ * opened without following a symlink anywhere (-ELOOP or -ENOTDIR). */
 int placeholders_add(struct placeholders *p, const char *path, int is_dir);
 /* Each placeholder still missing, made here as the backend would make its
  * mount point (a directory 0755, an empty file 0444), never over anything;

@@ -93,8 +93,9 @@ last_log | grep -q "commondir, created inside the sandbox"
 ok $? "launch.log warns about the planted commondir"
 [ ! -e "$W/nohooks/.git/hooks" ]
 ok $? "host: the hooks placeholder of a repo without hooks/ is gone"
-for d in a.old a/b.old .git.old; do [ ! -e "$W/$d" ] || { false; break; }; done
-ok $? "host: no renamed git dir or parent"
+renamed=
+for d in a.old a/b.old .git.old; do [ ! -e "$W/$d" ] || renamed+=" $d"; done
+ok $([ -z "$renamed" ]; echo $?) "host: no renamed git dir or parent$renamed"
 
 for d in "$W" "$W/a/b/nested" "$W/sub" "$W/wt" "$W/nohooks"; do
     host_git_runs "$d"
@@ -124,6 +125,31 @@ last_log | grep -q "a placeholder left by a launch that was killed"
 ok $? "launch.log says so"
 ok $([ -z "$(ls -A "$XDG_STATE_HOME/agentsandbox/.git-placeholders" 2>/dev/null)" ]; echo $?) \
     "no placeholder journal is left once they are gone"
+
+# The journal lists paths; the next launch removes what they name. A sandbox
+# still running in that workspace can swap a nested repository for a symlink
+# meanwhile, so that those paths lead elsewhere: the reaper must not follow
+# it and remove the same names there (it refuses a symlink on the way).
+K=$TEST_TMP/killed2
+E=$TEST_TMP/elsewhere
+mkrepo "$K" && mkrepo "$K/sub" && echo /sub >>"$K/.git/info/exclude"
+(cd "$K/sub" && find .git | sort) >"$TEST_TMP/killed2.before"
+"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$CFG" --workspace "$K" -- bash -c 'echo up > "$PWD/up.txt"; sleep 300' &
+pid=$!
+for _ in $(seq 100); do [ -e "$K/up.txt" ] && break; sleep 0.1; done
+kill -KILL $pid
+wait $pid 2>/dev/null
+rm -f "$K/up.txt"
+for _ in $(seq 50); do pgrep -f "up.txt; sleep 300" >/dev/null || break; sleep 0.1; done
+left=$(cd "$K/sub" && find .git | sort | comm -13 "$TEST_TMP/killed2.before" -)
+ok $([ -n "$left" ]; echo $?) "a nested repository's placeholders are left by the killed launch ($(echo $left))"
+mv "$K/sub" "$K/sub.real" && cp -a "$K/sub.real" "$E" && ln -s "$E" "$K/sub"
+inside "$K" true >/dev/null 2>&1
+removed=
+for l in $left; do [ -e "$E/$l" ] || removed+=" $l"; done
+ok $([ -z "$removed" ]; echo $?) "the next launch removed nothing through a symlink swapped in on the way$removed"
+last_log | grep -q "$K/sub/.git/.*left by a launch that was killed, not removed"
+ok $? "launch.log says which it left, and why"
 
 # Control: without protection the same hook attack lands, and the host runs it.
 control='printf "#!/bin/sh\ntouch '"$MARK"'\n" > .git/hooks/pre-commit &&

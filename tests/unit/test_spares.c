@@ -4,7 +4,8 @@
  * by another sandbox's mount point) is left for the next; after exit, what
  * is still empty goes back to the pool and the cleanup leaves it alone.
  * common/placeholders.c: what no spare filled is made, never over anything
- * (a symlink planted there is not followed). */
+ * (a symlink planted there is not followed), and a symlink planted on the
+ * way to one is refused (nothing is locked, made or removed through it). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -17,6 +18,7 @@
 #include <cmocka.h>
 
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -141,12 +143,63 @@ static void test_missing_ones_made_never_over_anything(void **state)
 	placeholders_free(&p);
 }
 
+/* A nested repository's directory swapped for a symlink between the scan
+ * and the record (a sandbox writing the workspace can): the record fails,
+ * so nothing is made, renamed or removed where the symlink points. */
+static void test_symlink_on_the_way_refused(void **state)
+{
+	(void)state;
+	char project[300], sub[400], moved[400], aim[400], through[500], target[500];
+	snprintf(project, sizeof(project), "%s/project", tmp);
+	snprintf(sub, sizeof(sub), "%s/sub", project);
+	snprintf(moved, sizeof(moved), "%s/sub.real", project);
+	snprintf(aim, sizeof(aim), "%s/elsewhere", tmp);
+	snprintf(through, sizeof(through), "%s/.git/hooks", sub);
+	snprintf(target, sizeof(target), "%s/.git/hooks", aim);
+	assert_int_equal(mkdir(project, 0755), 0);
+	assert_int_equal(mkdir(aim, 0755), 0);
+	char git[500];
+	snprintf(git, sizeof(git), "%s/.git", aim);
+	assert_int_equal(mkdir(git, 0755), 0);
+	assert_int_equal(mkdir(sub, 0755), 0);
+	snprintf(git, sizeof(git), "%s/.git", sub);
+	assert_int_equal(mkdir(git, 0755), 0);
+
+	/* Recorded fine while it is a directory. */
+	struct placeholders p = {0};
+	assert_int_equal(placeholders_add(&p, through, 1), 0);
+	assert_int_equal(p.n, 1);
+	placeholders_free(&p);
+	/* Swapped: sub is now a symlink to a directory with the same shape. */
+	assert_int_equal(rename(sub, moved), 0);
+	assert_int_equal(symlink(aim, sub), 0);
+	int r = placeholders_add(&p, through, 1);
+	assert_true(r == -ELOOP || r == -ENOTDIR);
+	assert_int_equal(p.n, 0);
+	placeholders_make(&p, NULL, NULL);
+	struct stat st;
+	assert_int_equal(lstat(target, &st), -1);
+	/* The parent itself a symlink: refused too. */
+	char real_git[500], aim_git[500], in_moved[500];
+	snprintf(real_git, sizeof(real_git), "%s/.git", moved);
+	snprintf(aim_git, sizeof(aim_git), "%s/.git", aim);
+	snprintf(in_moved, sizeof(in_moved), "%s/.git/hooks", moved);
+	assert_int_equal(rmdir(real_git), 0);
+	assert_int_equal(symlink(aim_git, real_git), 0);
+	r = placeholders_add(&p, in_moved, 1);
+	assert_true(r == -ELOOP || r == -ENOTDIR);
+	assert_int_equal(p.n, 0);
+	assert_int_equal(lstat(target, &st), -1);
+	placeholders_free(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test_setup_teardown(test_taken_path_leaves_the_spare, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_ones_made_never_over_anything, setup,
 	                                    teardown),
+	    cmocka_unit_test_setup_teardown(test_symlink_on_the_way_refused, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

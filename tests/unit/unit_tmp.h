@@ -1,21 +1,28 @@
 /* SPDX-License-Identifier: MIT */
 /* A scratch directory per test (cmocka setup and teardown): `tmp` names
- * it; it is removed with all it holds. */
+ * it, resolved (macOS's /tmp is a symlink, and paths handed to the
+ * placeholders must have none); it is removed with all it holds. */
 #ifndef ASB_TESTS_UNIT_TMP_H
 #define ASB_TESTS_UNIT_TMP_H
 
 #include "util.h"
 
 #include <stdio.h>
+#include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 static char tmp[256];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(tmp, sizeof(tmp), "/tmp/asb-unit-XXXXXX");
-	return mkdtemp(tmp) ? 0 : -1;
+	char made[sizeof(tmp)] = "/tmp/asb-unit-XXXXXX";
+	char real[PATH_MAX];
+	if (!mkdtemp(made) || !realpath(made, real) || strlen(real) >= sizeof(tmp))
+		return -1;
+	memcpy(tmp, real, strlen(real) + 1);
+	return 0;
 }
 
 static int teardown(void **state)
