@@ -3,6 +3,7 @@
 
 #include "exec.h"
 #include "log.h"
+#include "python_env.h"
 
 #include <agentsandbox/plugin.h>
 
@@ -87,25 +88,53 @@ static bool is_system_path(const char *path)
 	return false;
 }
 
-/* What an executable needs beside it: its directory, or, for a program of a
+/* What an executable needs beside it: its directory; for a program of a
  * node package (npm installs a CLI as node_modules/PKG/bin/x, its
  * dependencies and native parts in other packages of that tree), the
- * outermost node_modules directory it lies in. */
-static char *executable_dir(const char *host_path)
+ * outermost node_modules directory it lies in; for a Python interpreter
+ * outside the system directories, its prefix (its standard library). */
+static int executable_dir(const char *host_path, char **out)
 {
 	const char *nm = NULL;
 	for (const char *c = host_path; (c = strstr(c, "/node_modules/")); c++)
 		if (!nm)
 			nm = c;
-	if (nm)
-		return strndup(host_path, (size_t)(nm - host_path) + strlen("/node_modules"));
+	if (nm) {
+		*out = strndup(host_path, (size_t)(nm - host_path) + strlen("/node_modules"));
+		return *out ? 0 : -ENOMEM;
+	}
+	int r = python_prefix(host_path, out);
+	if (r < 0 || *out)
+		return r;
 	char *dir = strdup(host_path);
 	char *slash = dir ? strrchr(dir, '/') : NULL;
 	if (slash == dir)
 		slash[1] = '\0';
 	else if (slash)
 		*slash = '\0';
-	return dir;
+	*out = dir;
+	return dir ? 0 : -ENOMEM;
+}
+
+/* `dir`, which `name` (at host_path) needs, bound read-only with exec: not
+ * where that would expose the home directory itself, nor again. */
+static int bind_exec_dir(struct plan *plan, const struct policy *p, const char *name,
+                         const char *host_path, const char *dir, const char *origin)
+{
+	if (strcmp(dir, "/") == 0 || (p->home && path_is_within(p->home, dir))) {
+		err_set("%s: %s lives directly in %s; binding its directory would expose "
+		        "it all. Move it into a directory of its own, or declare what it "
+		        "needs in ro_dirs and give its absolute path",
+		        name, host_path, dir);
+		return -EPERM;
+	}
+	for (size_t i = 0; i < plan->n_entries; i++)
+		if (plan->entries[i].host_path && strcmp(plan->entries[i].dest, dir) == 0)
+			return 0;
+	/* In the workspace it is visible (and writable) already. */
+	if (p->workspace.value && path_is_within(dir, p->workspace.value))
+		return 0;
+	return plan_path(plan, ASB_ENTRY_READ, dir, NULL, ASB_ENTRY_F_EXEC, origin);
 }
 
 int layout_add_executable(struct plan *plan, const struct policy *p, const char *name,
@@ -113,29 +142,50 @@ int layout_add_executable(struct plan *plan, const struct policy *p, const char 
 {
 	int r;
 	if (!is_system_path(host_path)) {
-		_cleanup_free_ char *dir = executable_dir(host_path);
-		if (!dir)
-			return -ENOMEM;
-		/* Binding the directory must not expose the home directory itself. */
-		if (strcmp(dir, "/") == 0 || (p->home && path_is_within(p->home, dir))) {
-			err_set("%s: %s lives directly in %s; binding its directory would expose "
-			        "it all. Move it into a directory of its own, or declare what it "
-			        "needs in ro_dirs and give its absolute path",
-			        name, host_path, dir);
-			return -EPERM;
-		}
-		bool already = false;
-		for (size_t i = 0; i < plan->n_entries; i++)
-			if (plan->entries[i].host_path && strcmp(plan->entries[i].dest, dir) == 0)
-				already = true;
-		/* In the workspace it is visible (and writable) already. */
-		if (p->workspace.value && path_is_within(dir, p->workspace.value))
-			already = true;
-		if (!already &&
-		    (r = plan_path(plan, ASB_ENTRY_READ, dir, NULL, ASB_ENTRY_F_EXEC, origin)) < 0)
+		_cleanup_free_ char *dir = NULL;
+		if ((r = executable_dir(host_path, &dir)) < 0 ||
+		    (r = bind_exec_dir(plan, p, name, host_path, dir, origin)) < 0)
 			return r;
 	}
 	return plan_add_exec(plan, name, host_path, origin);
+}
+
+/* A program of a Python virtual environment (`found`: as found on PATH or
+ * given, symlinks not followed): the environment is bound whole, where its
+ * packages are, and its interpreter may run (what its programs' #! lines
+ * name); *in_venv says so: such a program is started by its own path, from
+ * which the interpreter finds its environment. */
+static int add_venv(struct plan *plan, const struct policy *p, const char *found,
+                    const char *origin, bool *in_venv)
+{
+	*in_venv = false;
+	_cleanup_free_ char *root = NULL;
+	int r = python_venv_root(found, &root);
+	if (r < 0 || !root)
+		return r;
+	*in_venv = true;
+	/* Under /usr it is visible already: not bound again, nor made all
+	 * executable. */
+	if (!is_system_path(root) && (r = bind_exec_dir(plan, p, found, found, root, origin)) < 0)
+		return r;
+	static const char *const names[] = {"python3", "python"};
+	for (size_t i = 0; i < ARRAY_SIZE(names); i++) {
+		_cleanup_free_ char *link = str_printf("%s/bin/%s", root, names[i]);
+		char real[PATH_MAX];
+		if (!link)
+			return -ENOMEM;
+		if (!path_real(link, real))
+			continue;
+		/* Already allowed (the command is the interpreter itself). */
+		for (size_t e = 0; e < plan->n_execs; e++)
+			if (strcmp(plan->execs[e].target, real) == 0)
+				return 0;
+		const char *base = strrchr(real, '/') + 1;
+		if (plan_find_exec(plan, base))
+			return 0;
+		return layout_add_executable(plan, p, base, real, origin);
+	}
+	return 0;
 }
 
 static int add_system(struct plan *plan)
@@ -388,7 +438,12 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 		const char *base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 		if ((r = layout_add_executable(plan, p, base, path, "sandbox.command")) < 0)
 			return r;
-		*command_path = str_printf("%s/%s", PLAN_BIN_DIR, base);
+		_cleanup_free_ char *found = NULL;
+		bool in_venv = false;
+		if ((r = exec_find(cmd, search_path, false, &found)) < 0 ||
+		    (r = add_venv(plan, p, found, "sandbox.command", &in_venv)) < 0)
+			return r;
+		*command_path = in_venv ? TAKE_PTR(found) : str_printf("%s/%s", PLAN_BIN_DIR, base);
 		if (!*command_path)
 			return -ENOMEM;
 	}
@@ -426,6 +481,11 @@ static int add_executables(struct plan *plan, const struct policy *p, bool shell
 		}
 		const char *base = strrchr(name, '/') ? strrchr(name, '/') + 1 : name;
 		if ((r = layout_add_executable(plan, p, base, path, "sandbox.packages")) < 0)
+			return r;
+		_cleanup_free_ char *found = NULL;
+		bool in_venv = false;
+		if ((r = exec_find(name, search_path, false, &found)) < 0 ||
+		    (r = add_venv(plan, p, found, "sandbox.packages", &in_venv)) < 0)
 			return r;
 	}
 	if ((r = layout_add_executable(plan, p, "bash", bash, "core")) < 0)
