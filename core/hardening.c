@@ -10,11 +10,15 @@
 
 const char *hardening_group_lifted_by(const struct launch *l, int g)
 {
-	if ((g == SECCOMP_G_UNIX || g == SECCOMP_G_UNIX_PAIRS) && l->policy->unix_sockets.value)
+	if ((g == SECCOMP_G_UNIX || g == SECCOMP_G_UNIX_PAIRS || g == SECCOMP_G_UNIX_SEQPACKET) &&
+	    l->policy->unix_sockets.value)
 		return "network.unix_sockets = true";
 	for (size_t i = 0; i < l->plan.n_seccomp_allow; i++)
 		if (strcmp(l->plan.seccomp_allow[i].group, seccomp_group_name(g)) == 0)
 			return l->plan.seccomp_allow[i].origin;
+	/* Every AF_UNIX socket() lifted: the seqpacket ones with them. */
+	if (g == SECCOMP_G_UNIX_SEQPACKET)
+		return hardening_group_lifted_by(l, SECCOMP_G_UNIX);
 	return NULL;
 }
 

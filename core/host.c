@@ -3,6 +3,7 @@
  * plugin passes in is copied; what goes out is borrowed for the call. */
 #include "config.h"
 #include "exec.h"
+#include "hardening.h"
 #include "launch.h"
 #include "layout.h"
 #include "log.h"
@@ -527,13 +528,7 @@ static int h_plan_seccomp_group_get(struct asb_ctx *ctx, uint32_t index,
 		return -EINVAL;
 	if (index >= SECCOMP_G_COUNT)
 		return -ERANGE;
-	const char *by = NULL;
-	for (size_t i = 0; i < plan->n_seccomp_allow; i++)
-		if (strcmp(plan->seccomp_allow[i].group, seccomp_group_name((int)index)) == 0)
-			by = plan->seccomp_allow[i].origin;
-	if ((index == SECCOMP_G_UNIX || index == SECCOMP_G_UNIX_PAIRS) &&
-	    L(ctx)->policy->unix_sockets.value)
-		by = "network.unix_sockets";
+	const char *by = hardening_group_lifted_by(L(ctx), (int)index);
 	struct asb_seccomp_group full = {
 	    .denied = !(plan->seccomp_lifted & (1u << index)),
 	    .name = seccomp_group_name((int)index),

@@ -33,6 +33,10 @@ static const struct {
                               "flags), and clone3, whose flags the filter cannot read"},
     [SECCOMP_G_SETNS] = {"setns", "setns: joining another namespace"},
     [SECCOMP_G_CHROOT] = {"chroot", "chroot"},
+    [SECCOMP_G_UNIX_SEQPACKET] = {"unix_seqpacket",
+                                  "AF_UNIX socket(SOCK_SEQPACKET): a listener of its own (an "
+                                  "abstract name is the sandbox's network namespace's) or a "
+                                  "seqpacket socket in its view"},
 };
 
 const char *seccomp_group_name(int group)

@@ -25,6 +25,9 @@ enum seccomp_group {
 	SECCOMP_G_NAMESPACES, /* new mount, uts, cgroup, time namespaces; clone3 */
 	SECCOMP_G_SETNS,      /* setns */
 	SECCOMP_G_CHROOT,     /* chroot */
+	/* Split off SECCOMP_G_UNIX so that CUDA's runtime can have what it
+	 * uses (plugins/devices) and nothing next to it; lifted with it. */
+	SECCOMP_G_UNIX_SEQPACKET, /* socket(AF_UNIX, SOCK_SEQPACKET) */
 	SECCOMP_G_COUNT,
 };
 

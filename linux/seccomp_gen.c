@@ -12,7 +12,9 @@
 #include <stdlib.h>
 
 static const uint32_t masks[] = {
-    0, (1u << SECCOMP_G_UNIX) | (1u << SECCOMP_G_UNIX_PAIRS), /* network.unix_sockets */
+    0,
+    (1u << SECCOMP_G_UNIX) | (1u << SECCOMP_G_UNIX_PAIRS) |
+        (1u << SECCOMP_G_UNIX_SEQPACKET), /* network.unix_sockets */
 };
 
 static int write_header(FILE *f)

@@ -78,9 +78,21 @@ static int add_sockets(struct compiler *c)
 {
 	int r;
 	/* socket(): the family is an int; any high bit set lands in the "> 16"
-	 * rule, so equality on the full 64 bits cannot be sidestepped. */
-	if ((r = DENY_IF(SECCOMP_G_UNIX, "socket", EPERM, CMP(0, SCMP_CMP_EQ, AF_UNIX))) < 0)
+	 * rule, so equality on the full 64 bits cannot be sidestepped. Seqpacket
+	 * AF_UNIX sockets are a group of their own: with it lifted alone, every
+	 * other type is denied (the type's low bits, flags masked off). */
+	uint32_t seqpacket = 1u << SECCOMP_G_UNIX_SEQPACKET;
+	if ((c->allowed & seqpacket) && !(c->allowed & (1u << SECCOMP_G_UNIX))) {
+		for (uint64_t type = 0; type <= SOCK_TYPE_MASK; type++)
+			if (type != SOCK_SEQPACKET &&
+			    (r = DENY_IF(SECCOMP_G_UNIX, "socket", EPERM,
+			                 CMP(0, SCMP_CMP_EQ, AF_UNIX),
+			                 MASKED(1, SOCK_TYPE_MASK, type))) < 0)
+				return r;
+	} else if ((r = DENY_IF(SECCOMP_G_UNIX, "socket", EPERM, CMP(0, SCMP_CMP_EQ, AF_UNIX))) <
+	           0) {
 		return r;
+	}
 	if ((r = DENY_IF(SECCOMP_G_FAMILIES, "socket", EAFNOSUPPORT,
 	                 CMP(0, SCMP_CMP_GT, AF_NETLINK))) < 0)
 		return r;

@@ -11,7 +11,12 @@
  * (/run/opengl-driver) and nvidia-smi on PATH; on Debian the driver
  * libraries are under /usr, which the sandbox already reads.
  * plugins.devices.kvm = true (--allow-kvm): /dev/kvm.
- * No seccomp group is lifted: ioctl() on these nodes was never denied.
+ * ioctl() on these nodes was never denied; with an NVIDIA device the
+ * "unix_seqpacket" seccomp group is lifted (and nothing next to it): CUDA's
+ * runtime makes an AF_UNIX seqpacket listener for its UVM file descriptors
+ * (an abstract name, in the sandbox's own network namespace) and asks
+ * /tmp/nvidia-mps/control for MPS, and without that socket every CUDA call
+ * fails with error 304 (seen on an H200, driver 580; nvidia-smi needs none).
  * A flag whose devices this host lacks binds nothing and says so.
  */
 #include "shown.h"
@@ -131,6 +136,7 @@ static int add_gpu(const struct asb_host *host, struct asb_ctx *ctx, struct devi
 			return r;
 		d->n_gpu++;
 	}
+	unsigned nvidia_nodes = 0;
 	_cleanup_closedir_ DIR *dev = opendir("/dev");
 	while (dev && (de = readdir(dev))) {
 		char *end;
@@ -144,7 +150,15 @@ static int add_gpu(const struct asb_host *host, struct asb_ctx *ctx, struct devi
 		if ((r = add_device(host, ctx, d, path, "an NVIDIA GPU")) < 0)
 			return r;
 		d->n_gpu++;
+		nvidia_nodes++;
 	}
+	if (nvidia_nodes &&
+	    ((r = host->plan_seccomp_allow(ctx, "unix_seqpacket")) < 0 ||
+	     (r = shown_add(&d->shown, "seccomp",
+	                    "unix_seqpacket lifted: CUDA's runtime listens on an AF_UNIX "
+	                    "seqpacket socket (abstract, in the sandbox's network namespace)")) <
+	         0))
+		return r;
 	struct stat st;
 	if (stat("/run/opengl-driver", &st) == 0) {
 		if ((r = host->plan_path(ctx, ASB_ENTRY_READ, "/run/opengl-driver", NULL,

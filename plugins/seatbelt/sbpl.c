@@ -826,6 +826,7 @@ static const char *group_fate(const char *name, int denied, bool unix_ok)
 	    {"unix_sockets", NULL},
 	    {"unix", NULL},
 	    {"unix_pairs", "not expressible: SBPL does not filter socketpair()"},
+	    {"unix_seqpacket", NULL},
 	    {"socket_families",
 	     "only AF_UNIX may be created through system-socket; IP is network-*"},
 	    {"tty_injection", "not expressible: SBPL does not filter ioctl requests (XNU refuses "

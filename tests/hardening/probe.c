@@ -27,6 +27,7 @@
 #include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
+#include <sys/un.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,6 +50,28 @@ static int pty(void)
 static long op_socket_unix(void)
 {
 	return rc(socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0));
+}
+static long op_socket_unix_dgram(void)
+{
+	return rc(socket(AF_UNIX, SOCK_DGRAM | SOCK_CLOEXEC, 0));
+}
+static long op_socket_unix_seqpacket(void)
+{
+	return rc(socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0));
+}
+/* What CUDA's runtime does at start: a seqpacket listener on an abstract
+ * name (its network namespace's). */
+static long op_seqpacket_listen_abstract(void)
+{
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -errno;
+	struct sockaddr_un a = {.sun_family = AF_UNIX};
+	int n = snprintf(a.sun_path + 1, sizeof(a.sun_path) - 1, "asb-probe-%d", (int)getpid());
+	socklen_t len = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + (size_t)n);
+	long r = bind(fd, (struct sockaddr *)&a, len) < 0 || listen(fd, 8) < 0 ? -errno : 0;
+	close(fd);
+	return r;
 }
 static long op_socket_unix_hibit(void)
 {
@@ -445,6 +468,9 @@ static const struct {
 #n, op_##n                                                                         \
 	}
     OP(socket_unix),
+    OP(socket_unix_dgram),
+    OP(socket_unix_seqpacket),
+    OP(seqpacket_listen_abstract),
     OP(socket_unix_hibit),
     OP(socketpair_stream),
     OP(socketpair_dgram),

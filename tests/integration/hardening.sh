@@ -28,7 +28,8 @@ in_sb() { asb -c "$TEST_TMP/base.cfg" -- -c "$1"; }
 
 # --- seccomp: every denied operation, as specified ----------------------------
 declare -A want=(
-    [socket_unix]=EPERM [socket_unix_hibit]=EAFNOSUPPORT [socketpair_stream]=ok
+    [socket_unix]=EPERM [socket_unix_dgram]=EPERM [socket_unix_seqpacket]=EPERM
+    [seqpacket_listen_abstract]=EPERM [socket_unix_hibit]=EAFNOSUPPORT [socketpair_stream]=ok
     [socketpair_dgram]=EPERM [socketpair_seqpacket]=EPERM [socket_inet]=ok [socket_inet6]=ok
     [socket_netlink_route]=ok [socket_netlink_audit]=EPROTONOSUPPORT [socket_packet]=EAFNOSUPPORT
     [socket_vsock]=EAFNOSUPPORT [socket_alg]=EAFNOSUPPORT
@@ -60,9 +61,10 @@ for k in $(printf '%s\n' "${!want[@]}" | sort); do
     ok $([ "$got" = "${want[$k]}" ]; echo $?) "seccomp: $k -> ${want[$k]} (got ${got:-nothing})"
 done
 
-out=$(asb -c "$TEST_TMP/unix.cfg" -- -c 'asb-probe socket_unix socketpair_dgram socket_unix_hibit tiocsti' 2>&1)
-ok $(grep -qx "socket_unix ok" <<<"$out" && grep -qx "socketpair_dgram ok" <<<"$out"; echo $?) \
-    "unix_sockets = true: AF_UNIX sockets work"
+out=$(asb -c "$TEST_TMP/unix.cfg" -- -c 'asb-probe socket_unix socketpair_dgram socket_unix_seqpacket socket_unix_hibit tiocsti' 2>&1)
+ok $(grep -qx "socket_unix ok" <<<"$out" && grep -qx "socketpair_dgram ok" <<<"$out" &&
+    grep -qx "socket_unix_seqpacket ok" <<<"$out"; echo $?) \
+    "unix_sockets = true: AF_UNIX sockets work (seqpacket ones too)"
 ok $(grep -qx "socket_unix_hibit EAFNOSUPPORT" <<<"$out" && grep -qx "tiocsti EPERM" <<<"$out"; echo $?) \
     "unix_sockets = true: the rest of the filter stays"
 out=$(asb -c "$TEST_TMP/base.cfg" --allow-unix-sockets -- -c 'asb-probe socket_unix' 2>&1)
@@ -96,6 +98,7 @@ lifted() { # groups... -> the probe's output for every operation
         "asb-probe $lift_ops; asb-probe unshare_user" 2>&1
 }
 lift_ops="clone_newuser clone3 setns mount pivot_root socket_unix socketpair_dgram socketpair_seqpacket"
+lift_ops+=" socket_unix_dgram socket_unix_seqpacket seqpacket_listen_abstract"
 lift_ops+=" nested_pid_net_ipc nested_mountns nested_utsns nested_chroot nested_setns"
 expect() { # output name want description
     local got
@@ -122,6 +125,7 @@ out=$(lifted unix_pairs)
 expect "$out" socketpair_seqpacket ok "unix_pairs lifted"
 expect "$out" socketpair_dgram EPERM "unix_pairs lifted (a datagram socket can sendto() anything)"
 expect "$out" socket_unix EPERM "unix_pairs lifted"
+expect "$out" socket_unix_seqpacket EPERM "unix_pairs lifted"
 expect "$out" unshare_user EPERM "unix_pairs lifted"
 out=$(asb -c "$TEST_TMP/unix.cfg" -- -c 'asb-probe socketpair_seqpacket socketpair_dgram' 2>&1)
 ok $(grep -qx "socketpair_seqpacket ok" <<<"$out" && grep -qx "socketpair_dgram ok" <<<"$out"; echo $?) \
@@ -129,6 +133,16 @@ ok $(grep -qx "socketpair_seqpacket ok" <<<"$out" && grep -qx "socketpair_dgram 
 out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/lift.cfg" --show-config 2>&1)
 ok $(grep -q "^seccomp.unix_pairs *allowed \[probe\]" <<<"$out" && grep -q "^seccomp.setns *denied" <<<"$out"; echo $?) \
     "--show-config names the plugin that lifted a group"
+# CUDA's runtime (plugins/devices): seqpacket socket() alone.
+out=$(lifted unix_seqpacket)
+expect "$out" socket_unix_seqpacket ok "unix_seqpacket lifted"
+expect "$out" seqpacket_listen_abstract ok "unix_seqpacket lifted (what CUDA's runtime does)"
+for k in socket_unix socket_unix_dgram socketpair_dgram socketpair_seqpacket unshare_user; do
+    expect "$out" $k EPERM "unix_seqpacket lifted"
+done
+out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/lift.cfg" --show-config 2>&1)
+ok $(grep -q "^seccomp.unix_seqpacket *allowed \[probe\]" <<<"$out" && grep -q "^seccomp.unix_sockets *denied" <<<"$out"; echo $?) \
+    "--show-config: unix_seqpacket lifted alone, unix_sockets still denied"
 cfg lift "" ""
 printf 'plugins: { probe: { lift = [ "userns" ]; }; };\n' >>"$TEST_TMP/lift.cfg"
 out=$("$ASB" --plugin-dir "$FIX" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/lift.cfg" --show-config 2>&1)

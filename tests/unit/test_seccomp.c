@@ -36,7 +36,8 @@ static void test_prebuilt_nothing_lifted(void **state)
 static void test_prebuilt_unix_sockets(void **state)
 {
 	(void)state;
-	expect_same((1u << SECCOMP_G_UNIX) | (1u << SECCOMP_G_UNIX_PAIRS));
+	expect_same((1u << SECCOMP_G_UNIX) | (1u << SECCOMP_G_UNIX_PAIRS) |
+	            (1u << SECCOMP_G_UNIX_SEQPACKET));
 }
 
 /* Any other mask is compiled at launch, and lifting a group changes it. */
