@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # plugins/devices: --allow-kvm binds /dev/kvm and nothing else of /dev;
 # --allow-gpu binds the render nodes and NVIDIA nodes this host has (none
-# here: then nothing, with a warning). Absent without the flags.
+# here: then nothing, with a warning), and with an NVIDIA GPU lifts AF_UNIX
+# seqpacket sockets for CUDA. Absent without the flags.
 . "$SRC_ROOT/tests/lib.sh"
 
 command -v bwrap >/dev/null || skip_all "bwrap is not installed"
@@ -50,5 +51,39 @@ else
     skip "gpu: this host has no DRI render node and no NVIDIA device to bind"
 fi
 check_fails "gpu: no /dev/dri without the flag" -- inside -- -c 'test -e /dev/dri'
+
+# NVIDIA: CUDA's runtime listens on an AF_UNIX seqpacket socket at start
+# (an abstract name); --allow-gpu lifts that socket type, nothing next to it.
+if [ -e /dev/nvidiactl ] && ls /dev/nvidia[0-9]* >/dev/null 2>&1; then
+    cat >sock.py <<'PY'
+import socket
+for name, kind in (("seqpacket", socket.SOCK_SEQPACKET), ("stream", socket.SOCK_STREAM)):
+    try:
+        s = socket.socket(socket.AF_UNIX, kind)
+        s.bind("\0asb-devices-" + name)
+        s.listen(1)
+        print(name, "ok")
+    except OSError as e:
+        print(name, e.errno)
+PY
+    out=$(inside --allow-gpu -- -c 'python3 sock.py' 2>&1 | tr '\n' ' ')
+    ok $([ "$out" = "seqpacket ok stream 1 " ]; echo $?) \
+        "nvidia: an AF_UNIX seqpacket listener (as CUDA makes), no other AF_UNIX socket ($out)"
+    out=$(inside -- -c 'python3 sock.py' 2>&1 | tr '\n' ' ')
+    ok $([ "$out" = "seqpacket 1 stream 1 " ]; echo $?) "nvidia: neither without the flag ($out)"
+    show=$(inside --allow-gpu --show-config 2>&1)
+    ok $(grep -q "^seccomp.unix_seqpacket *allowed \[devices\]" <<<"$show" &&
+        grep -q "^seccomp.unix_sockets *denied" <<<"$show"; echo $?) \
+        "nvidia: --show-config names the group devices lifted"
+    if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then
+        out=$(inside --allow-gpu -- -c 'nvidia-smi -L' 2>&1)
+        ok $(grep -q "^GPU 0: " <<<"$out"; echo $?) "nvidia: nvidia-smi inside lists the GPU ($out)"
+        check_fails "nvidia: nvidia-smi reaches no GPU without the flag" -- inside -- -c 'nvidia-smi -L'
+    else
+        skip "nvidia: no working nvidia-smi on this host"
+    fi
+else
+    skip "nvidia: this host has no NVIDIA GPU node"
+fi
 
 done_testing
