@@ -118,6 +118,21 @@ export NET_OFF
 # asb ARGS...: the launcher with the build's plugins.
 asb() { "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" "$@"; }
 
+# kill_launch WS ARGS...: a launch from WS (the launcher with ARGS, the last
+# of which takes a shell script: "-- -c" or "-- bash -c") killed outright
+# once its agent runs; returns when nothing of the sandbox is left.
+kill_launch() {
+    local ws=$1
+    shift
+    (cd "$ws" && exec "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" "$@" 'echo up > "$PWD/up.txt"; sleep 300') &
+    local pid=$!
+    for _ in $(seq 100); do [ -e "$ws/up.txt" ] && break; sleep 0.1; done
+    kill -KILL $pid
+    wait $pid 2>/dev/null
+    rm -f "$ws/up.txt"
+    for _ in $(seq 50); do pgrep -f "up.txt; sleep 300" >/dev/null || break; sleep 0.1; done
+}
+
 # sessions: the session directories created so far, oldest first.
 sessions() { ls -1d "$XDG_STATE_HOME"/agentsandbox/*/ 2>/dev/null | sort; }
 

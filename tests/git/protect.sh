@@ -109,13 +109,7 @@ ok $? "host: no planted code ran (marker absent)"
 K=$TEST_TMP/killed
 mkrepo "$K"
 (cd "$K" && find .git | sort) >"$TEST_TMP/killed.before"
-"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$CFG" --workspace "$K" -- bash -c 'echo up > "$PWD/up.txt"; sleep 300' &
-pid=$!
-for _ in $(seq 100); do [ -e "$K/up.txt" ] && break; sleep 0.1; done
-kill -KILL $pid
-wait $pid 2>/dev/null
-rm -f "$K/up.txt"
-for _ in $(seq 50); do pgrep -f "up.txt; sleep 300" >/dev/null || break; sleep 0.1; done
+kill_launch "$K" -c "$CFG" --workspace "$K" -- bash -c
 left=$(cd "$K" && find .git | sort | comm -13 "$TEST_TMP/killed.before" -)
 ok $([ -n "$left" ]; echo $?) "SIGKILL of the launcher leaves its placeholders ($(echo $left))"
 inside "$K" true
@@ -134,13 +128,7 @@ K=$TEST_TMP/killed2
 E=$TEST_TMP/elsewhere
 mkrepo "$K" && mkrepo "$K/sub" && echo /sub >>"$K/.git/info/exclude"
 (cd "$K/sub" && find .git | sort) >"$TEST_TMP/killed2.before"
-"$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$CFG" --workspace "$K" -- bash -c 'echo up > "$PWD/up.txt"; sleep 300' &
-pid=$!
-for _ in $(seq 100); do [ -e "$K/up.txt" ] && break; sleep 0.1; done
-kill -KILL $pid
-wait $pid 2>/dev/null
-rm -f "$K/up.txt"
-for _ in $(seq 50); do pgrep -f "up.txt; sleep 300" >/dev/null || break; sleep 0.1; done
+kill_launch "$K" -c "$CFG" --workspace "$K" -- bash -c
 left=$(cd "$K/sub" && find .git | sort | comm -13 "$TEST_TMP/killed2.before" -)
 ok $([ -n "$left" ]; echo $?) "a nested repository's placeholders are left by the killed launch ($(echo $left))"
 mv "$K/sub" "$K/sub.real" && cp -a "$K/sub.real" "$E" && ln -s "$E" "$K/sub"

@@ -262,13 +262,7 @@ K=$TEST_TMP/killed
 mkdir -p "$K"
 echo data >"$K/README"
 k_before=$(fingerprint "$K")
-(cd "$K" && exec "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/pf.cfg" -- -c 'echo up > "$PWD/up.txt"; sleep 300') &
-pid=$!
-for _ in $(seq 100); do [ -e "$K/up.txt" ] && break; sleep 0.1; done
-kill -KILL $pid
-wait $pid 2>/dev/null
-rm -f "$K/up.txt"
-for _ in $(seq 50); do pgrep -f "up.txt; sleep 300" >/dev/null || break; sleep 0.1; done
+kill_launch "$K" -c "$TEST_TMP/pf.cfg" -- -c
 ok $([ "$(fingerprint "$K")" != "$k_before" ] && [ -e "$K/.mcp.json" ]; echo $?) \
     "SIGKILL of the launcher leaves its placeholders ($(ls -A "$K" | tr '\n' ' '))"
 (cd "$K" && asb -c "$TEST_TMP/pf.cfg" -- -c true)
