@@ -2,7 +2,6 @@
 #include "python_env.h"
 
 #include <errno.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -27,10 +26,16 @@ static char *above_bin(const char *path, const char **name, int *err)
 	return parent;
 }
 
-static bool is_kind(const char *path, mode_t kind)
+/* *out = *parent (taken) when PARENT/rel is of `kind`. 0 or -ENOMEM. */
+static int take_if_holds(char **parent, const char *rel, mode_t kind, char **out)
 {
+	_cleanup_free_ char *path = str_printf("%s/%s", *parent, rel);
+	if (!path)
+		return -ENOMEM;
 	struct stat st;
-	return stat(path, &st) == 0 && (st.st_mode & S_IFMT) == kind;
+	if (stat(path, &st) == 0 && (st.st_mode & S_IFMT) == kind)
+		*out = TAKE_PTR(*parent);
+	return 0;
 }
 
 int python_venv_root(const char *path, char **root)
@@ -39,14 +44,7 @@ int python_venv_root(const char *path, char **root)
 	const char *name = NULL;
 	int err;
 	_cleanup_free_ char *parent = above_bin(path, &name, &err);
-	if (!parent)
-		return err;
-	_cleanup_free_ char *cfg = str_printf("%s/pyvenv.cfg", parent);
-	if (!cfg)
-		return -ENOMEM;
-	if (is_kind(cfg, S_IFREG))
-		*root = TAKE_PTR(parent);
-	return 0;
+	return parent ? take_if_holds(&parent, "pyvenv.cfg", S_IFREG, root) : err;
 }
 
 int python_prefix(const char *resolved, char **prefix)
@@ -63,10 +61,8 @@ int python_prefix(const char *resolved, char **prefix)
 	if (strncmp(name, py, n) != 0 || !name[n] ||
 	    strspn(name + n, "0123456789.") != strlen(name + n))
 		return 0;
-	_cleanup_free_ char *lib = str_printf("%s/lib/%s", parent, name);
+	_cleanup_free_ char *lib = str_printf("lib/%s", name);
 	if (!lib)
 		return -ENOMEM;
-	if (is_kind(lib, S_IFDIR))
-		*prefix = TAKE_PTR(parent);
-	return 0;
+	return take_if_holds(&parent, lib, S_IFDIR, prefix);
 }

@@ -87,5 +87,7 @@ venv_at "$HOME" "$PY"
 err=$(asb -c "$(run_cfg homevenv "$HOME/bin/python3" -c "$probe")" 2>&1 </dev/null)
 ok $([ $? -eq 125 ] && grep -q "binding its directory would expose it all" <<<"$err"; echo $?) \
     "an environment that is the home directory itself is refused ($err)"
+ok $([ -z "$(ls -d "$XDG_STATE_HOME"/agentsandbox/*homevenv*/ 2>/dev/null)" ] && none_left "bin/python3 -c"; echo $?) \
+    "  ... before anything ran (no session directory, no process left)"
 
 done_testing
