@@ -20,84 +20,89 @@
 #include "python_env.h"
 #include "unit_tmp.h"
 
-static void touch(const char *path)
+/* Make each of `rels` under the scratch directory: a directory, or a file
+ * where the name ends in ".cfg". */
+static void make(const char *const *rels)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
-	assert_true(fd >= 0);
-	close(fd);
+	for (; *rels; rels++) {
+		_cleanup_free_ char *p = tmp_path(*rels);
+		size_t n = strlen(p);
+		if (n > 4 && strcmp(p + n - 4, ".cfg") == 0) {
+			int fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+			assert_true(fd >= 0);
+			close(fd);
+		} else {
+			assert_int_equal(mkdir(p, 0755), 0);
+		}
+	}
 }
 
-static char *at(const char *rel)
+/* What `fn` says of the scratch path `rel`: "" for none, else the found
+ * directory relative to the scratch directory. */
+static char *said(int (*fn)(const char *, char **), const char *rel)
 {
-	static char buf[4][512];
-	static int i;
-	char *b = buf[i++ % 4];
-	snprintf(b, sizeof(buf[0]), "%s/%s", tmp, rel);
-	return b;
+	_cleanup_free_ char *p = rel[0] == '/' ? strdup(rel) : tmp_path(rel);
+	assert_non_null(p);
+	char *out = (char *)1;
+	assert_int_equal(fn(p, &out), 0);
+	if (!out)
+		return strdup("");
+	size_t n = strlen(tmp);
+	assert_int_equal(strncmp(out, tmp, n), 0);
+	char *rel_out = strdup(out[n] ? out + n + 1 : "");
+	free(out);
+	return rel_out;
 }
+
+#define EXPECT(fn, rel, want)                                                                      \
+	do {                                                                                       \
+		_cleanup_free_ char *got = said(fn, rel);                                          \
+		assert_string_equal(got, want);                                                    \
+	} while (0)
 
 static void test_venv_root(void **state)
 {
 	(void)state;
-	assert_int_equal(mkdir(at("venv"), 0755), 0);
-	assert_int_equal(mkdir(at("venv/bin"), 0755), 0);
-	char *root = (char *)1;
+	make((const char *const[]){"venv", "venv/bin", NULL});
 	/* No pyvenv.cfg yet: not one. */
-	assert_int_equal(python_venv_root(at("venv/bin/python3"), &root), 0);
-	assert_null(root);
-	touch(at("venv/pyvenv.cfg"));
-	assert_int_equal(python_venv_root(at("venv/bin/python3"), &root), 0);
-	assert_string_equal(root, at("venv"));
-	free(root);
+	EXPECT(python_venv_root, "venv/bin/python3", "");
+	make((const char *const[]){"venv/pyvenv.cfg", NULL});
+	EXPECT(python_venv_root, "venv/bin/python3", "venv");
 	/* A program of it too; the program need not exist to be placed. */
-	assert_int_equal(python_venv_root(at("venv/bin/some-tool"), &root), 0);
-	assert_string_equal(root, at("venv"));
-	free(root);
+	EXPECT(python_venv_root, "venv/bin/some-tool", "venv");
 	/* Not under bin/, or the root's bin itself. */
-	assert_int_equal(python_venv_root(at("venv/lib/python3"), &root), 0);
-	assert_null(root);
-	assert_int_equal(python_venv_root("/bin/python3", &root), 0);
-	assert_null(root);
-	assert_int_equal(python_venv_root("python3", &root), 0);
-	assert_null(root);
-	assert_int_equal(python_venv_root(at("venv/bin/"), &root), 0);
-	assert_null(root);
+	EXPECT(python_venv_root, "venv/lib/python3", "");
+	EXPECT(python_venv_root, "/bin/python3", "");
+	EXPECT(python_venv_root, "venv/bin/", "");
+	char *out = (char *)1;
+	assert_int_equal(python_venv_root("python3", &out), 0);
+	assert_null(out);
 	/* "xbin" is not "bin". */
-	assert_int_equal(mkdir(at("venv/xbin"), 0755), 0);
-	assert_int_equal(python_venv_root(at("venv/xbin/python3"), &root), 0);
-	assert_null(root);
+	make((const char *const[]){"venv/xbin", NULL});
+	EXPECT(python_venv_root, "venv/xbin/python3", "");
 	/* A directory named pyvenv.cfg is not the file. */
-	assert_int_equal(mkdir(at("other"), 0755), 0);
-	assert_int_equal(mkdir(at("other/pyvenv.cfg"), 0755), 0);
-	assert_int_equal(python_venv_root(at("other/bin/python3"), &root), 0);
-	assert_null(root);
+	make((const char *const[]){"other", NULL});
+	_cleanup_free_ char *dir_cfg = tmp_path("other/pyvenv.cfg");
+	assert_int_equal(mkdir(dir_cfg, 0755), 0);
+	EXPECT(python_venv_root, "other/bin/python3", "");
 }
 
 static void test_prefix(void **state)
 {
 	(void)state;
-	assert_int_equal(mkdir(at("py"), 0755), 0);
-	assert_int_equal(mkdir(at("py/bin"), 0755), 0);
-	assert_int_equal(mkdir(at("py/lib"), 0755), 0);
-	char *prefix = (char *)1;
+	make((const char *const[]){"py", "py/bin", "py/lib", NULL});
 	/* Without its library directory: not a prefix. */
-	assert_int_equal(python_prefix(at("py/bin/python3.12"), &prefix), 0);
-	assert_null(prefix);
-	assert_int_equal(mkdir(at("py/lib/python3.12"), 0755), 0);
-	assert_int_equal(python_prefix(at("py/bin/python3.12"), &prefix), 0);
-	assert_string_equal(prefix, at("py"));
-	free(prefix);
+	EXPECT(python_prefix, "py/bin/python3.12", "");
+	make((const char *const[]){"py/lib/python3.12", NULL});
+	EXPECT(python_prefix, "py/bin/python3.12", "py");
 	/* Only an interpreter's name: pythonX[.Y]. */
 	static const char *const not_ones[] = {"py/bin/python3.12-config", "py/bin/python",
 	                                       "py/bin/pythonw", "py/bin/ipython3.12",
 	                                       "py/lib/python3.12"};
-	for (size_t i = 0; i < sizeof(not_ones) / sizeof(not_ones[0]); i++) {
-		assert_int_equal(python_prefix(at(not_ones[i]), &prefix), 0);
-		assert_null(prefix);
-	}
+	for (size_t i = 0; i < sizeof(not_ones) / sizeof(not_ones[0]); i++)
+		EXPECT(python_prefix, not_ones[i], "");
 	/* Another version's name: its own library directory, missing here. */
-	assert_int_equal(python_prefix(at("py/bin/python3.11"), &prefix), 0);
-	assert_null(prefix);
+	EXPECT(python_prefix, "py/bin/python3.11", "");
 }
 
 int main(void)

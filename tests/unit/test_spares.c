@@ -42,12 +42,10 @@ static void test_taken_path_leaves_the_spare(void **state)
 {
 	(void)state;
 #ifdef __linux__ /* where the kernel renames without replacing */
-	char pool[300], project[300], taken[400], free_path[400], spare[400];
-	snprintf(pool, sizeof(pool), "%s/pool", tmp);
-	snprintf(project, sizeof(project), "%s/project", tmp);
-	snprintf(taken, sizeof(taken), "%s/.mcp.json", project);
-	snprintf(free_path, sizeof(free_path), "%s/opencode.json", project);
-	snprintf(spare, sizeof(spare), "%s/old-0", pool);
+	_cleanup_free_ char *pool = tmp_path("pool"), *project = tmp_path("project"),
+	                    *taken = tmp_path("project/.mcp.json"),
+	                    *free_path = tmp_path("project/opencode.json"),
+	                    *spare = tmp_path("pool/old-0");
 	assert_int_equal(mkdir(pool, 0700), 0);
 	assert_int_equal(mkdir(project, 0755), 0);
 	int fd = open(spare, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
@@ -103,13 +101,10 @@ static void test_taken_path_leaves_the_spare(void **state)
 static void test_missing_ones_made_never_over_anything(void **state)
 {
 	(void)state;
-	char project[300], dir[400], file[400], link[400], aim[400], theirs[400];
-	snprintf(project, sizeof(project), "%s/project", tmp);
-	snprintf(dir, sizeof(dir), "%s/.claude", project);
-	snprintf(file, sizeof(file), "%s/.mcp.json", project);
-	snprintf(link, sizeof(link), "%s/opencode.json", project);
-	snprintf(aim, sizeof(aim), "%s/elsewhere", tmp);
-	snprintf(theirs, sizeof(theirs), "%s/.vscode", project);
+	_cleanup_free_ char *project = tmp_path("project"), *dir = tmp_path("project/.claude"),
+	                    *file = tmp_path("project/.mcp.json"),
+	                    *link = tmp_path("project/opencode.json"), *aim = tmp_path("elsewhere"),
+	                    *theirs = tmp_path("project/.vscode");
 	assert_int_equal(mkdir(project, 0755), 0);
 	struct placeholders p = {0};
 	assert_int_equal(placeholders_add(&p, dir, 1), 0);
@@ -149,21 +144,19 @@ static void test_missing_ones_made_never_over_anything(void **state)
 static void test_symlink_on_the_way_refused(void **state)
 {
 	(void)state;
-	char project[300], sub[400], moved[400], aim[400], through[500], target[500];
-	snprintf(project, sizeof(project), "%s/project", tmp);
-	snprintf(sub, sizeof(sub), "%s/sub", project);
-	snprintf(moved, sizeof(moved), "%s/sub.real", project);
-	snprintf(aim, sizeof(aim), "%s/elsewhere", tmp);
-	snprintf(through, sizeof(through), "%s/.git/hooks", sub);
-	snprintf(target, sizeof(target), "%s/.git/hooks", aim);
+	_cleanup_free_ char *project = tmp_path("project"), *sub = tmp_path("project/sub"),
+	                    *sub_git = tmp_path("project/sub/.git"),
+	                    *moved = tmp_path("project/sub.real"), *aim = tmp_path("elsewhere"),
+	                    *aim_git = tmp_path("elsewhere/.git"),
+	                    *through = tmp_path("project/sub/.git/hooks"),
+	                    *target = tmp_path("elsewhere/.git/hooks"),
+	                    *real_git = tmp_path("project/sub.real/.git"),
+	                    *in_moved = tmp_path("project/sub.real/.git/hooks");
 	assert_int_equal(mkdir(project, 0755), 0);
 	assert_int_equal(mkdir(aim, 0755), 0);
-	char git[500];
-	snprintf(git, sizeof(git), "%s/.git", aim);
-	assert_int_equal(mkdir(git, 0755), 0);
+	assert_int_equal(mkdir(aim_git, 0755), 0);
 	assert_int_equal(mkdir(sub, 0755), 0);
-	snprintf(git, sizeof(git), "%s/.git", sub);
-	assert_int_equal(mkdir(git, 0755), 0);
+	assert_int_equal(mkdir(sub_git, 0755), 0);
 
 	/* Recorded fine while it is a directory. */
 	struct placeholders p = {0};
@@ -180,10 +173,6 @@ static void test_symlink_on_the_way_refused(void **state)
 	struct stat st;
 	assert_int_equal(lstat(target, &st), -1);
 	/* The parent itself a symlink: refused too. */
-	char real_git[500], aim_git[500], in_moved[500];
-	snprintf(real_git, sizeof(real_git), "%s/.git", moved);
-	snprintf(aim_git, sizeof(aim_git), "%s/.git", aim);
-	snprintf(in_moved, sizeof(in_moved), "%s/.git/hooks", moved);
 	assert_int_equal(rmdir(real_git), 0);
 	assert_int_equal(symlink(aim_git, real_git), 0);
 	r = placeholders_add(&p, in_moved, 1);

@@ -25,6 +25,12 @@ static int setup(void **state)
 	return 0;
 }
 
+/* A path under the scratch directory (malloc'd: _cleanup_free_ it). */
+static inline char *tmp_path(const char *rel)
+{
+	return str_printf("%s/%s", tmp, rel);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
