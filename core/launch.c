@@ -2,6 +2,7 @@
 #include "launch.h"
 
 #include "config.h"
+#include "fdpass.h"
 #include "hardening.h"
 #include "layout.h"
 #include "log.h"
@@ -17,6 +18,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -38,6 +40,7 @@ void launch_init(struct launch *l, struct policy *p, struct catalog *catalog, bo
 	l->session.lock_fd = -1;
 	l->spawned = CHILD_NONE;
 	l->sandbox_netns_fd = -1;
+	l->spawn_netns_fd = -1;
 	l->term = (struct terminal){.master = -1, .slave = -1, .tty_fd = -1};
 	network_init(&l->net);
 }
@@ -72,6 +75,8 @@ void launch_free(struct launch *l)
 	strv_clear(&l->self_protected);
 	if (l->sandbox_netns_fd >= 0)
 		close(l->sandbox_netns_fd);
+	if (l->spawn_netns_fd >= 0)
+		close(l->spawn_netns_fd);
 	network_stop(&l->net);
 	terminal_close(&l->term);
 	session_close(&l->session);
@@ -278,12 +283,15 @@ static int probe_backend(struct launch *l)
 	const struct asb_host *host = host_table();
 	const struct asb_backend_ops *ops = l->backend->desc->backend;
 	char why[512] = "";
-	l->caps = ops->caps;
+	/* The core's own spawn makes the namespace the sandbox inherits: not
+	 * for a backend that starts its command itself. */
+	uint64_t declared = ops->caps & ~(OP(l, spawn) ? ASB_CAP_NETNS_INHERIT : 0);
+	l->caps = declared;
 	int r = 0;
 	if (ops->probe)
 		r = ops->probe(host, &l->backend->ctx, l->backend->data, &l->caps, why,
 		               sizeof(why));
-	l->caps &= ops->caps; /* probe only narrows */
+	l->caps &= declared; /* probe only narrows */
 	if (r >= 0)
 		return 0;
 	snprintf(l->probe_error, sizeof(l->probe_error), "%s", why[0] ? why : strerror(-r));
@@ -291,7 +299,7 @@ static int probe_backend(struct launch *l)
 		/* --show-config shows what it would run; --check says it cannot. */
 		log_msg(LOG_WARN, "backend %s cannot run here: %s", l->backend->name,
 		        l->probe_error);
-		l->caps = ops->caps;
+		l->caps = declared;
 		return 0;
 	}
 	err_set("backend %s cannot run here: %s", l->backend->name, l->probe_error);
@@ -592,6 +600,16 @@ static int default_spawn(struct launch *l, pid_t *pid)
 	int r = limits_resolve(l->policy, &set);
 	if (r < 0)
 		return r;
+	/* The sandbox's network namespace, made by the command's own start
+	 * (ASB_NET_F_IN_NAMESPACE): its fd comes back over this pair. */
+	_cleanup_close_ int report = -1, report_theirs = -1;
+	if (l->net.made_at_spawn) {
+		int sv[2];
+		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+			return -errno;
+		report = sv[0];
+		report_theirs = sv[1];
+	}
 	char **envp = build_envp(&l->plan);
 	if (!envp)
 		return -ENOMEM;
@@ -606,12 +624,23 @@ static int default_spawn(struct launch *l, pid_t *pid)
 	                       .stderr_fd = -1,
 	                       .cwd = l->plan.chdir,
 	                       .term = &l->term,
+	                       .netns_report = report_theirs,
 	                       .why = why,
 	                       .why_len = sizeof(why)};
 	r = spawn_exec((const char *const *)l->out_argv.v, (const char *const *)envp, &o, pid);
 	free_envp(envp);
 	if (r < 0 && why[0])
 		err_set("cannot start the %s sandbox: %s", l->backend->name, why);
+	if (r >= 0 && report >= 0) {
+		/* Sent before its exec, which spawn_exec waited for. */
+		char c;
+		close(TAKE_FD(report_theirs));
+		if (fd_recv(report, &c, 1, &l->spawn_netns_fd) != 1 || l->spawn_netns_fd < 0) {
+			err_set("the %s sandbox started without the network namespace made for it",
+			        l->backend->name);
+			return -EIO;
+		}
+	}
 	return r;
 }
 
@@ -670,7 +699,6 @@ static void forward_signal(void *userdata, int sig)
 static int wire_and_release(struct launch *l)
 {
 	const struct asb_host *host = host_table();
-	struct policy *p = l->policy;
 	int r;
 	network_prepare_wiring(&l->net);
 	asb_hook_fn await = OP(l, await_start);
@@ -686,7 +714,7 @@ static int wire_and_release(struct launch *l)
 	}
 	log_msg(LOG_INFO, "network: %s", network_mode_name(l->net.mode));
 	if (network_needs_wiring(&l->net) &&
-	    (r = network_wire(&l->net, p, l->session.dir, l->sandbox_pid, l->sandbox_netns_fd)) < 0)
+	    (r = network_wire(&l->net, l->session.dir, l->sandbox_pid, l->sandbox_netns_fd)) < 0)
 		return r;
 	if ((r = run_hook(l, "network", offsetof(struct asb_hooks, network))) < 0 ||
 	    (r = run_hook(l, "pre_exec", offsetof(struct asb_hooks, pre_exec))) < 0)
@@ -870,7 +898,6 @@ static int start(struct launch *l, char **root_out)
 	 * namespace, its listener follows) gets its secrets; or starts here. */
 	if ((r = network_start_host(&l->net, p, l->session.dir)) < 0)
 		return r;
-	platform_harden_self();
 	platform_adopt_orphans();
 	if ((r = supervisor_prepare()) < 0)
 		return r;
@@ -878,7 +905,18 @@ static int start(struct launch *l, char **root_out)
 		return r;
 	l->stage = STAGE_RUNNING;
 	selfconfig_start_time(&l->self_start);
-	return spawn_sandbox(l);
+	r = spawn_sandbox(l);
+	/* Only now: the command's start writes its own /proc/self files (the
+	 * user namespace's maps), which a process that is not dumpable cannot. */
+	platform_harden_self();
+	/* Its network namespace exists already (made as it started): wired
+	 * from here on, while the backend sets the sandbox up. */
+	if (r >= 0 && l->spawn_netns_fd >= 0) {
+		network_prepare_wiring(&l->net);
+		if ((r = network_wire_start(&l->net, l->session.dir, l->spawn_netns_fd)) < 0)
+			kill_sandbox(l);
+	}
+	return r;
 }
 
 /* After the sandbox: the plugins' post_exit, the backend's cleanup, the

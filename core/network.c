@@ -148,6 +148,8 @@ static int ports_into_plan(const struct network *n, struct plan *plan)
 {
 	plan->net_mode = (uint32_t)n->mode;
 	plan->net_flags = n->all_host_ports ? ASB_NET_F_ALL_HOST_PORTS : 0;
+	if (n->made_at_spawn)
+		plan->net_flags |= ASB_NET_F_IN_NAMESPACE;
 	plan->proxy_port = n->mode == NET_FILTERED ? n->proxy_port : 0;
 	if (n->n_host_ports) {
 		if (!(plan->host_ports = calloc(n->n_host_ports, sizeof(uint16_t))))
@@ -249,6 +251,11 @@ int network_plan(struct network *n, struct plan *plan, const char *state_root,
 {
 	int r;
 	n->in_namespace = caps & ASB_CAP_NETNS;
+	/* Where the backend's sandbox can live in the namespace its command
+	 * starts in, the core makes it then: wired from the spawn on, not
+	 * from the backend's own clone on. */
+	n->made_at_spawn = n->in_namespace && (caps & ASB_CAP_NETNS_INHERIT) &&
+	                   network_needs_wiring(n) && platform_netns_at_spawn_usable();
 	n->proxy_port = NET_PROXY_PORT;
 	if (n->mode == NET_FILTERED && !n->in_namespace) {
 		if (state_root && (r = bind_host_listener(n)) < 0) {
@@ -524,8 +531,9 @@ static int proxy_await_ready(struct network *n)
 }
 
 /* The listener made in the sandbox's namespace, to the proxy started
- * before it existed; then wait until it is ready. A proxy that could not
- * start has closed the channel: its ready pipe then says how it ended. */
+ * before it existed (proxy_await_ready waits for it next). A proxy that
+ * could not start has closed the channel: its ready pipe then says how it
+ * ended, so that is asked first. */
 static int proxy_hand_listener(struct network *n, int lfd)
 {
 	_cleanup_close_ int fd = lfd;
@@ -533,12 +541,14 @@ static int proxy_hand_listener(struct network *n, int lfd)
 	int sent = fd_send(n->proxy_via, &iov, 1, fd);
 	close(n->proxy_via);
 	n->proxy_via = -1;
-	int r = proxy_await_ready(n);
-	if (r == 0 && sent < 0) {
+	if (sent < 0) {
+		int r = proxy_await_ready(n);
+		if (r < 0)
+			return r;
 		err_set("cannot hand the filtering proxy its listener: %s", strerror(-sent));
 		return sent;
 	}
-	return r;
+	return 0;
 }
 
 static int dial_host_port(void *userdata)
@@ -764,14 +774,12 @@ void network_prepare_wiring(struct network *n)
 		(void)platform_netns_prefork(&n->link);
 }
 
-int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,
-                 int netns_fd)
+/* Everything that wires the namespace the helper is in, waiting for none
+ * of it: the proxy's listener handed over, the engine started, the bridges
+ * listening. */
+static int wire(struct network *n, const char *session_dir)
 {
-	int r = platform_netns_attach(&n->link, pid, netns_fd);
-	if (r < 0) {
-		err_set("cannot enter the sandbox's network namespace: %s", strerror(-r));
-		return r;
-	}
+	int r;
 	if (n->mode == NET_FILTERED) {
 		if (n->proxy_via < 0) {
 			err_set("the filtering proxy was not started before the sandbox");
@@ -827,6 +835,44 @@ int network_wire(struct network *n, const struct policy *p, const char *session_
 		        pub->bind, pub->port, pub->port);
 	}
 	return 0;
+}
+
+/* What wire() started, ready: the proxy listens, the engine runs. */
+static int wired(struct network *n)
+{
+	int r;
+	if (n->mode == NET_FILTERED && (r = proxy_await_ready(n)) < 0)
+		return r;
+	if (n->engine && (r = platform_engine_await(n->engine)) < 0)
+		return engine_error(r);
+	return 0;
+}
+
+int network_wire_start(struct network *n, const char *session_dir, int netns_fd)
+{
+	int r = platform_netns_attach(&n->link, 0, netns_fd);
+	if (r < 0) {
+		err_set("cannot enter the sandbox's network namespace: %s", strerror(-r));
+		return r;
+	}
+	if ((r = wire(n, session_dir)) < 0)
+		return r;
+	n->wire_started = true;
+	return 0;
+}
+
+int network_wire(struct network *n, const char *session_dir, pid_t pid, int netns_fd)
+{
+	int r;
+	if (!n->wire_started) {
+		if ((r = platform_netns_attach(&n->link, pid, netns_fd)) < 0) {
+			err_set("cannot enter the sandbox's network namespace: %s", strerror(-r));
+			return r;
+		}
+		if ((r = wire(n, session_dir)) < 0)
+			return r;
+	}
+	return wired(n);
 }
 
 void network_stop_begin(struct network *n)

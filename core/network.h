@@ -44,7 +44,9 @@ struct network {
 	size_t n_host_ports;
 	struct published published[NET_MAX_PORTS];
 	size_t n_published;
-	bool in_namespace; /* the backend's own namespace: wired by the core */
+	bool in_namespace;  /* the backend's own namespace: wired by the core */
+	bool made_at_spawn; /* ...made as the core starts the backend's command in it */
+	bool wire_started;  /* network_wire_start ran */
 
 	int ca_fd;          /* the CA bundle file, exposed read-only inside */
 	char *ca_tmp_path;  /* until it moves into the session directory */
@@ -112,9 +114,13 @@ int network_engine_check(const struct network *n);
  * while the backend sets its namespaces up (network_wire does it if this
  * could not). */
 void network_prepare_wiring(struct network *n);
-/* The sandbox exists (held): proxy, engine, bridges. */
-int network_wire(struct network *n, const struct policy *p, const char *session_dir, pid_t pid,
-                 int netns_fd);
+/* Right after the backend's command started in the namespace the core made
+ * for it (made_at_spawn): the wiring started, nothing waited for, while the
+ * backend sets the sandbox up. */
+int network_wire_start(struct network *n, const char *session_dir, int netns_fd);
+/* The sandbox exists (held): proxy, engine, bridges, ready (where
+ * network_wire_start started them, waits for them only). */
+int network_wire(struct network *n, const char *session_dir, pid_t pid, int netns_fd);
 /* After network_wire, once the sandbox is released: network.json (and the
  * filtered mode's rules) in the session directory. */
 void network_record(struct network *n, const char *session_dir);

@@ -45,6 +45,17 @@ void child_forget(struct child *c);
  * die when the launcher dies (where the platform can say so; also when it
  * died already), apply the limits, no core dumps, and no_new_privs. */
 int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool no_new_privs);
+/* In that child: a new network namespace (unprivileged, owned by a new
+ * user namespace with the ids mapped to themselves), loopback up, its fd
+ * sent over `report` (fd_send, one byte): the sandbox's, made by the
+ * backend's command's own start so that the core wires it while the
+ * backend sets up. -EINVAL: a child that shares the launcher's memory
+ * (vfork) cannot make a user namespace on this kernel; fork it. */
+int platform_child_new_netns(int report);
+/* Can that child make one here? Not unprivileged where the kernel lets only
+ * programs its AppArmor policy names make user namespaces (Ubuntu 24.04:
+ * bubblewrap may, the launcher may not). */
+bool platform_netns_at_spawn_usable(void);
 /* The supervisor itself: not dumpable, no core dumps. */
 void platform_harden_self(void);
 /* Orphans of the launch (the sandbox's own pid 1 once the backend's process
@@ -135,8 +146,12 @@ struct engine_opts {
 	bool all_host_ports; /* host loopback reachable at the gateway */
 	const char *log_path;
 };
+/* Started, not waited for: the launcher goes on wiring meanwhile. */
 int platform_engine_start(struct net_engine **out, struct netns_link *l,
                           const struct engine_opts *opts);
+/* Until it is ready: 0, -ECHILD (it exited), or -ETIMEDOUT. At once the
+ * second time. */
+int platform_engine_await(struct net_engine *e);
 /* Could platform_engine_start work here (checked before anything starts,
  * for --check and every launch): 0, -ENOENT (no engine), -EACCES (its
  * device cannot be opened: /dev/net/tun), -EOPNOTSUPP (none on this

@@ -52,7 +52,7 @@ static void relay(pid_t child, pid_t launcher)
 }
 
 /* What the child could not do before its program ran. */
-enum child_step { STEP_NONE, STEP_CWD, STEP_LIMITS, STEP_EXEC };
+enum child_step { STEP_NONE, STEP_CWD, STEP_LIMITS, STEP_NETNS, STEP_EXEC };
 
 struct child_failure {
 	int step; /* enum child_step */
@@ -89,6 +89,11 @@ static void child_exec(const char *const *argv, const char *const *envp, const s
 		*f = (struct child_failure){STEP_LIMITS, -r};
 		return;
 	}
+	if (o->netns_report > STDERR_FILENO &&
+	    (r = platform_child_new_netns(o->netns_report)) < 0) {
+		*f = (struct child_failure){STEP_NETNS, -r};
+		return;
+	}
 	execve(argv[0], (char *const *)argv, (char *const *)(envp ? envp : empty));
 	*f = (struct child_failure){STEP_EXEC, errno};
 }
@@ -100,6 +105,9 @@ static void failure_text(const struct child_failure *f, const char *const *argv,
 		snprintf(buf, len, "cannot enter %s: %s", o->cwd, strerror(f->err));
 	else if (f->step == STEP_LIMITS)
 		snprintf(buf, len, "cannot set limits: %s", strerror(f->err));
+	else if (f->step == STEP_NETNS)
+		snprintf(buf, len, "cannot make the sandbox's network namespace: %s",
+		         strerror(f->err));
 	else
 		snprintf(buf, len, "cannot run %s: %s", argv[0], strerror(f->err));
 }
@@ -244,6 +252,10 @@ int spawn_exec(const char *const *argv, const char *const *envp, const struct sp
 		struct child_failure f = {failed.step, failed.err};
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		/* A kernel that lets no process sharing another's memory make
+		 * a user namespace (older ones): a forked child can. */
+		if (f.step == STEP_NETNS && f.err == EINVAL)
+			return spawn_forked(argv, envp, o, nnp, pid_out);
 		if (o->why && o->why_len)
 			failure_text(&f, argv, o, o->why, o->why_len);
 		return f.err > 0 ? -f.err : -EIO;

@@ -23,6 +23,8 @@ struct spawn_opts {
 	bool own_group;              /* its own process group (helpers: ^C is the agent's) */
 	const char *cwd;             /* chdir there first (NULL: stay) */
 	const struct terminal *term; /* the sandbox: its session and terminal */
+	int netns_report;            /* > 2: start it in a new network namespace,
+	                              * whose fd goes over this socket first */
 	char *why;                   /* NULL, or where a failure in the child is told */
 	size_t why_len;
 };

@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <linux/if_tun.h>
 #include <linux/nsfs.h>
@@ -459,6 +460,76 @@ static int loopback_up(void)
 	if (r == 0 && ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
 		r = -errno;
 	close(s);
+	return r;
+}
+
+/* "ID ID 1\n" without stdio: the caller may share the launcher's memory. */
+static void id_map_line(unsigned id, char out[32])
+{
+	char digits[12];
+	size_t n = 0, len = 0;
+	do
+		digits[n++] = (char)('0' + id % 10);
+	while ((id /= 10) && n < sizeof(digits));
+	for (int copy = 0; copy < 2; copy++) {
+		for (size_t i = n; i-- > 0;)
+			out[len++] = digits[i];
+		out[len++] = ' ';
+	}
+	out[len++] = '1';
+	out[len++] = '\n';
+	out[len] = '\0';
+}
+
+static int write_proc(const char *path, const char *text)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	int r = write_all(fd, text, strlen(text));
+	close(fd);
+	return r;
+}
+
+bool platform_netns_at_spawn_usable(void)
+{
+	if (geteuid() == 0)
+		return true;
+	_cleanup_free_ char *v = NULL;
+	return read_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v, NULL) < 0 ||
+	       atoi(v) == 0;
+}
+
+int platform_child_new_netns(int report)
+{
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	char map[32];
+	/* Unprivileged, a user namespace owns it, with the launcher's ids
+	 * mapped to themselves: the backend's command runs as the same user
+	 * there and makes its own user namespace inside. */
+	if (unshare(CLONE_NEWNET | (uid != 0 ? CLONE_NEWUSER : 0)) < 0)
+		return -errno;
+	int r = 0;
+	if (uid != 0) {
+		id_map_line((unsigned)uid, map);
+		r = write_proc("/proc/self/uid_map", map);
+		if (r == 0)
+			r = write_proc("/proc/self/setgroups", "deny\n");
+		id_map_line((unsigned)gid, map);
+		if (r == 0)
+			r = write_proc("/proc/self/gid_map", map);
+	}
+	if (r == 0)
+		r = loopback_up();
+	int fd = r < 0 ? -1 : open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (r == 0 && fd < 0)
+		r = -errno;
+	struct iovec iov = {(void *)"N", 1};
+	if (r == 0)
+		r = fd_send(report, &iov, 1, fd);
+	if (fd >= 0)
+		close(fd);
 	return r;
 }
 

@@ -23,9 +23,25 @@
 #define READY_TIMEOUT_MS 10000
 #define TAP_NAME         "tap0"
 
+/* The CPUs this process may use, narrowed to the one it runs on for a
+ * fork, so that the child starts there. The scheduler places a new process
+ * on the other CPU, where bubblewrap's child is busy building the sandbox
+ * at this point, and the child waited there for it (1.0-1.4 ms in 3 of 7
+ * open launches, sched events) while this CPU went idle: the launcher only
+ * waits for the engine next. The launcher takes its own set back right
+ * after the fork, and gives the engine the whole set once it is ready (the
+ * child doing so itself before its exec moved it back to the busy CPU).
+ * Where none can be set, nothing is pinned. */
+struct cpu_pin {
+	cpu_set_t all;
+	bool pinned;
+};
+
 struct net_engine {
 	struct child proc;
-	int exit_fd; /* slirp4netns exits when this closes */
+	int exit_fd;  /* slirp4netns exits when this closes */
+	int ready_fd; /* until it said it is ready (-1 after) */
+	struct cpu_pin pin;
 	char *args;
 };
 
@@ -104,20 +120,6 @@ int platform_engine_usable(void)
 	return 0;
 }
 
-/* The CPUs this process may use, narrowed to the one it runs on for a
- * fork, so that the child starts there. The scheduler places a new process
- * on the other CPU, where bubblewrap's child is busy building the sandbox
- * at this point, and the child waited there for it (1.0-1.4 ms in 3 of 7
- * open launches, sched events) while this CPU went idle: the launcher only
- * waits for the engine next. The launcher takes its own set back right
- * after the fork, and gives the engine the whole set once it is ready (the
- * child doing so itself before its exec moved it back to the busy CPU).
- * Where none can be set, nothing is pinned. */
-struct cpu_pin {
-	cpu_set_t all;
-	bool pinned;
-};
-
 static void cpu_pin_here(struct cpu_pin *p)
 {
 	p->pinned = false;
@@ -151,7 +153,7 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	if (!e)
 		return -ENOMEM;
 	e->proc = CHILD_NONE;
-	e->exit_fd = -1;
+	e->exit_fd = e->ready_fd = -1;
 	int ready[2], exitp[2];
 	if (pipe_cloexec(ready) < 0) {
 		free(e);
@@ -198,11 +200,10 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	        ? open(opts->log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600)
 	        : -1;
 	pid_t parent = getpid();
-	struct cpu_pin pin;
-	cpu_pin_here(&pin);
+	cpu_pin_here(&e->pin);
 	pid_t pid = fork();
 	if (pid != 0)
-		cpu_unpin(&pin, 0);
+		cpu_unpin(&e->pin, 0);
 	if (pid < 0) {
 		int r = -errno;
 		close(ready[0]);
@@ -238,15 +239,20 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	close(ready[1]);
 	close(exitp[0]);
 	e->exit_fd = exitp[1];
-	int r = wait_ready(ready[0], pid);
-	cpu_unpin(&pin, pid);
-	close(ready[0]);
-	if (r < 0) {
-		platform_engine_stop(e);
-		return r;
-	}
+	e->ready_fd = ready[0];
 	*out = e;
 	return 0;
+}
+
+int platform_engine_await(struct net_engine *e)
+{
+	if (e->ready_fd < 0)
+		return 0;
+	int r = wait_ready(e->ready_fd, e->proc.pid);
+	cpu_unpin(&e->pin, e->proc.pid);
+	close(e->ready_fd);
+	e->ready_fd = -1;
+	return r;
 }
 
 const char *platform_engine_name(const struct net_engine *e)
@@ -279,6 +285,8 @@ void platform_engine_stop(struct net_engine *e)
 		return;
 	platform_engine_ask_stop(e);
 	child_stop(&e->proc, SIGTERM, 1000);
+	if (e->ready_fd >= 0)
+		close(e->ready_fd);
 	free(e->args);
 	free(e);
 }

@@ -72,6 +72,17 @@ int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool n
 	return setrlimit(RLIMIT_CORE, &none) < 0 ? -errno : 0;
 }
 
+int platform_child_new_netns(int report)
+{
+	(void)report;
+	return -EOPNOTSUPP;
+}
+
+bool platform_netns_at_spawn_usable(void)
+{
+	return false;
+}
+
 void platform_harden_self(void)
 {
 	const struct rlimit none = {0, 0};
@@ -223,6 +234,12 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	(void)out;
 	(void)l;
 	(void)opts;
+	return -EOPNOTSUPP;
+}
+
+int platform_engine_await(struct net_engine *e)
+{
+	(void)e;
 	return -EOPNOTSUPP;
 }
 

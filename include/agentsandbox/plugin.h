@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * agentsandbox plugin ABI 2 (2.1): the one public header.
+ * agentsandbox plugin ABI 2 (2.2): the one public header.
  *
  * A plugin is a shared module (.so, .dylib) that exports exactly one symbol,
  * ASB_PLUGIN_ENTRY_NAME, returning a static descriptor (struct asb_plugin).
@@ -57,7 +57,7 @@ extern "C" {
 
 #define ASB_PLUGIN_MAGIC 0x50425341u /* "ASBP" */
 #define ASB_ABI_MAJOR    2u
-#define ASB_ABI_MINOR    1u
+#define ASB_ABI_MINOR    2u
 
 #define ASB_PLUGIN_ENTRY      asb_plugin_entry
 #define ASB_PLUGIN_ENTRY_NAME "asb_plugin_entry"
@@ -159,6 +159,10 @@ struct asb_exec {
 
 #define ASB_NET_F_UNIX_SOCKETS   0x1u /* AF_UNIX sockets allowed inside */
 #define ASB_NET_F_ALL_HOST_PORTS 0x2u /* open mode: every host loopback port */
+/* 2.2: the core made the sandbox's network namespace and wired it, and
+ * starts the backend's command in it (ASB_CAP_NETNS_INHERIT): the backend
+ * makes no network namespace of its own. */
+#define ASB_NET_F_IN_NAMESPACE 0x4u
 
 struct asb_network {
 	uint32_t struct_size;
@@ -420,6 +424,12 @@ struct asb_hooks {
  * real paths denied; other EPHEMERAL paths are sealed (nothing there is
  * readable or writable). For backends that cannot mount (seatbelt). */
 #define ASB_CAP_EPHEMERAL_HOME (1ull << 16)
+/* 2.2, with ASB_CAP_NETNS: the sandbox can live in the network namespace
+ * the backend's command starts in. The core then makes that namespace
+ * first and wires it while the backend sets up (ASB_NET_F_IN_NAMESPACE
+ * says so in plan_network). The command must not be setuid: it starts in
+ * the namespace's user namespace (unprivileged launches). */
+#define ASB_CAP_NETNS_INHERIT (1ull << 17)
 
 struct asb_backend_ops {
 	uint32_t struct_size;

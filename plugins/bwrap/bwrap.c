@@ -162,7 +162,6 @@ static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, void *d
                        char *why, size_t why_len)
 {
 	struct bwrap *b = data;
-	(void)caps; /* everything it declares holds wherever it runs */
 	int r = find_bwrap(b->path, sizeof(b->path));
 	if (r < 0) {
 		snprintf(why, why_len,
@@ -172,6 +171,11 @@ static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, void *d
 	}
 	if ((r = exec_check_trusted(b->path, why, why_len)) < 0)
 		return r;
+	/* A setuid bubblewrap started in a namespace's user namespace would
+	 * lose its privileges there: it makes its own network namespace. */
+	struct stat st;
+	if (stat(b->path, &st) == 0 && (st.st_mode & S_ISUID))
+		*caps &= ~ASB_CAP_NETNS_INHERIT;
 	int64_t is_root = 0;
 	(void)host->policy_int(ctx, "is_root", &is_root);
 	long v;
@@ -497,7 +501,7 @@ static const struct asb_backend_ops ops = {
     .struct_size = sizeof(struct asb_backend_ops),
     .caps = ASB_CAP_FS_VIEW | ASB_CAP_FD_BINDS | ASB_CAP_REMAP | ASB_CAP_EPHEMERAL | ASB_CAP_FILES |
             ASB_CAP_MASKS | ASB_CAP_PID_NS | ASB_CAP_NETNS | ASB_CAP_SECCOMP | ASB_CAP_LANDLOCK |
-            ASB_CAP_LIMITS | ASB_CAP_NO_NEW_PRIVS | ASB_CAP_HOLD,
+            ASB_CAP_LIMITS | ASB_CAP_NO_NEW_PRIVS | ASB_CAP_HOLD | ASB_CAP_NETNS_INHERIT,
     .probe = bwrap_probe,
     .prepare = bwrap_prepare,
     .build = bwrap_build,

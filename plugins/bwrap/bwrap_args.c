@@ -255,13 +255,18 @@ static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct
 	(void)host->policy_int(ctx, "is_root", &is_root);
 
 	OUT(b->path);
-	/* Every namespace; the core wires the network one when it must. */
+	/* Every namespace; the core wires the network one when it must, and
+	 * then makes it first and starts bubblewrap in it. */
+	struct asb_network net = {.struct_size = sizeof(net)};
+	bool given_netns =
+	    host->plan_network(ctx, &net) >= 0 && (net.flags & ASB_NET_F_IN_NAMESPACE);
 	OUT("--unshare-user");
 	OUT("--unshare-ipc");
 	OUT("--unshare-pid");
 	OUT("--unshare-uts");
 	OUT("--unshare-cgroup-try");
-	OUT("--unshare-net");
+	if (!given_netns)
+		OUT("--unshare-net");
 	OUT("--die-with-parent");
 	/* As root, bubblewrap would keep capabilities inside: drop them all. */
 	if (is_root) {

@@ -93,6 +93,17 @@ sleep 0.3
 ok $([ "$out" = "none 0" ] && [ "$size" -gt 0 ] && [ "$(stat -c %s bg.txt)" = "$size" ]; echo $?) \
     "off: a writer the agent left is gone before agentsandbox returns ($out, $size bytes, none after)"
 rm -f bg.txt
+# The filtered sandbox starts in the network namespace the launcher made as
+# it started bubblewrap (wired while bubblewrap sets up, not after its
+# clone): bubblewrap makes no network namespace there; with the network off
+# it makes its own.
+in_filtered true >/dev/null 2>&1
+s=$(sessions | tail -1)
+asb -c "$TEST_TMP/off.cfg" -- -c true >/dev/null 2>&1
+s_off=$(sessions | tail -1)
+ok $(! grep -qx -- --unshare-net "$s/bwrap.args" && grep -qx -- --unshare-net "$s_off/bwrap.args" &&
+    grep -q "the filtering proxy listens on the sandbox's 127.0.0.1:3128" "$s/launch.log"; echo $?) \
+    "filtered: bubblewrap starts in the namespace the launcher made and wired; off: its own"
 check_fails "filtered: curl --noproxy '*' gets nowhere" -- in_filtered "curl -sS -m 5 --noproxy '*' http://a.test:$HP/hello"
 check_fails "filtered: /dev/tcp to the origin's address fails" -- in_filtered "echo > /dev/tcp/127.0.0.1/$HP"
 check_fails "filtered: a raw connection to a public address fails" -- in_filtered "timeout 5 bash -c 'echo > /dev/tcp/192.0.2.1/80'"
