@@ -2,7 +2,6 @@
 #include "launch.h"
 
 #include "config.h"
-#include "fdpass.h"
 #include "hardening.h"
 #include "layout.h"
 #include "log.h"
@@ -40,7 +39,6 @@ void launch_init(struct launch *l, struct policy *p, struct catalog *catalog, bo
 	l->session.lock_fd = -1;
 	l->spawned = CHILD_NONE;
 	l->sandbox_netns_fd = -1;
-	l->spawn_netns_fd = -1;
 	l->term = (struct terminal){.master = -1, .slave = -1, .tty_fd = -1};
 	network_init(&l->net);
 }
@@ -75,8 +73,6 @@ void launch_free(struct launch *l)
 	strv_clear(&l->self_protected);
 	if (l->sandbox_netns_fd >= 0)
 		close(l->sandbox_netns_fd);
-	if (l->spawn_netns_fd >= 0)
-		close(l->spawn_netns_fd);
 	network_stop(&l->net);
 	terminal_close(&l->term);
 	session_close(&l->session);
@@ -603,12 +599,14 @@ static int default_spawn(struct launch *l, pid_t *pid)
 	/* The sandbox's network namespace, made by the command's own start
 	 * (ASB_NET_F_IN_NAMESPACE): its fd comes back over this pair. */
 	_cleanup_close_ int report = -1, report_theirs = -1;
+	struct netns_at_spawn at_spawn;
 	if (l->net.made_at_spawn) {
 		int sv[2];
 		if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
 			return -errno;
 		report = sv[0];
 		report_theirs = sv[1];
+		network_at_spawn(&l->net, report_theirs, &at_spawn);
 	}
 	char **envp = build_envp(&l->plan);
 	if (!envp)
@@ -624,7 +622,7 @@ static int default_spawn(struct launch *l, pid_t *pid)
 	                       .stderr_fd = -1,
 	                       .cwd = l->plan.chdir,
 	                       .term = &l->term,
-	                       .netns_report = report_theirs,
+	                       .netns = report >= 0 ? &at_spawn : NULL,
 	                       .why = why,
 	                       .why_len = sizeof(why)};
 	r = spawn_exec((const char *const *)l->out_argv.v, (const char *const *)envp, &o, pid);
@@ -633,11 +631,13 @@ static int default_spawn(struct launch *l, pid_t *pid)
 		err_set("cannot start the %s sandbox: %s", l->backend->name, why);
 	if (r >= 0 && report >= 0) {
 		/* Sent before its exec, which spawn_exec waited for. */
-		char c;
 		close(TAKE_FD(report_theirs));
-		if (fd_recv(report, &c, 1, &l->spawn_netns_fd) != 1 || l->spawn_netns_fd < 0) {
+		if (network_take_spawned(&l->net, report) < 0) {
 			err_set("the %s sandbox started without the network namespace made for it",
 			        l->backend->name);
+			kill(*pid, SIGKILL);
+			while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
+				;
 			return -EIO;
 		}
 	}
@@ -911,11 +911,9 @@ static int start(struct launch *l, char **root_out)
 	platform_harden_self();
 	/* Its network namespace exists already (made as it started): wired
 	 * from here on, while the backend sets the sandbox up. */
-	if (r >= 0 && l->spawn_netns_fd >= 0) {
-		network_prepare_wiring(&l->net);
-		if ((r = network_wire_start(&l->net, l->session.dir, l->spawn_netns_fd)) < 0)
-			kill_sandbox(l);
-	}
+	if (r >= 0 && l->net.spawn_netns_fd >= 0 &&
+	    (r = network_wire_start(&l->net, l->session.dir)) < 0)
+		kill_sandbox(l);
 	return r;
 }
 

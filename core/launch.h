@@ -63,7 +63,6 @@ struct launch {
 	struct child spawned; /* what the core waits for */
 	pid_t sandbox_pid;    /* from sandbox_started */
 	int sandbox_netns_fd; /* from sandbox_started, or -1 */
-	int spawn_netns_fd;   /* made as the backend's command started (or -1) */
 	bool sandbox_known;
 	struct network net;
 	struct terminal term; /* the agent's terminal */

@@ -50,7 +50,8 @@ void network_init(struct network *n)
 	                      .host_listen_fd = -1,
 	                      .proxy_ready = -1,
 	                      .proxy_via = -1,
-	                      .proxy_secrets = -1};
+	                      .proxy_secrets = -1,
+	                      .spawn_netns_fd = -1};
 	n->proxy = CHILD_NONE;
 	for (size_t i = 0; i < NET_MAX_PORTS; i++)
 		n->published[i].fd = -1;
@@ -774,6 +775,35 @@ void network_prepare_wiring(struct network *n)
 		(void)platform_netns_prefork(&n->link);
 }
 
+void network_at_spawn(struct network *n, int report, struct netns_at_spawn *s)
+{
+	*s = (struct netns_at_spawn){.report = report, .tap = n->mode == NET_OPEN};
+}
+
+int network_take_spawned(struct network *n, int report)
+{
+	char c;
+	if (fd_recv(report, &c, 1, &n->spawn_netns_fd) != 1 || n->spawn_netns_fd < 0)
+		return -EIO;
+	return 0;
+}
+
+/* The open mode's engine, attached to the namespace made at the spawn
+ * (its tap made there) or to the one the helper joined. */
+static int start_engine(struct network *n, const char *session_dir)
+{
+	_cleanup_free_ char *log_path = str_printf("%s/slirp4netns.log", session_dir);
+	struct engine_opts eo = {.all_host_ports = n->all_host_ports, .log_path = log_path};
+	bool at_spawn = n->spawn_netns_fd >= 0;
+	int net = at_spawn ? n->spawn_netns_fd : platform_netns_fd(n->link);
+	int r = platform_engine_start(&n->engine, at_spawn ? NULL : n->link, net, &eo);
+	if (r < 0)
+		return engine_error(r);
+	log_msg(LOG_INFO, "%s (pid %d): %s", platform_engine_name(n->engine),
+	        (int)platform_engine_pid(n->engine), platform_engine_args(n->engine));
+	return 0;
+}
+
 /* Everything that wires the namespace the helper is in, waiting for none
  * of it: the proxy's listener handed over, the engine started, the bridges
  * listening. */
@@ -794,14 +824,8 @@ static int wire(struct network *n, const char *session_dir)
 		if ((r = proxy_hand_listener(n, lfd)) < 0)
 			return r;
 	}
-	if (n->mode == NET_OPEN) {
-		_cleanup_free_ char *log_path = str_printf("%s/slirp4netns.log", session_dir);
-		struct engine_opts eo = {.all_host_ports = n->all_host_ports, .log_path = log_path};
-		if ((r = platform_engine_start(&n->engine, n->link, &eo)) < 0)
-			return engine_error(r);
-		log_msg(LOG_INFO, "%s (pid %d): %s", platform_engine_name(n->engine),
-		        (int)platform_engine_pid(n->engine), platform_engine_args(n->engine));
-	}
+	if (n->mode == NET_OPEN && !n->engine && (r = start_engine(n, session_dir)) < 0)
+		return r;
 	for (size_t i = 0; i < n->n_host_ports; i++) {
 		uint16_t port = n->host_ports[i];
 		int lfd = platform_netns_listen(n->link, port);
@@ -848,10 +872,14 @@ static int wired(struct network *n)
 	return 0;
 }
 
-int network_wire_start(struct network *n, const char *session_dir, int netns_fd)
+int network_wire_start(struct network *n, const char *session_dir)
 {
-	int r = platform_netns_attach(&n->link, 0, netns_fd);
-	if (r < 0) {
+	int r;
+	/* The engine first (it needs no helper: its tap came with the
+	 * namespace), then the helper's fork. */
+	if (n->mode == NET_OPEN && (r = start_engine(n, session_dir)) < 0)
+		return r;
+	if ((r = platform_netns_attach(&n->link, 0, n->spawn_netns_fd)) < 0) {
 		err_set("cannot enter the sandbox's network namespace: %s", strerror(-r));
 		return r;
 	}
@@ -929,6 +957,10 @@ void network_stop(struct network *n)
 	if (n->host_listen_fd >= 0) {
 		close(n->host_listen_fd);
 		n->host_listen_fd = -1;
+	}
+	if (n->spawn_netns_fd >= 0) {
+		close(n->spawn_netns_fd);
+		n->spawn_netns_fd = -1;
 	}
 	if (n->ca_fd >= 0) {
 		close(n->ca_fd);

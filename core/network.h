@@ -47,6 +47,7 @@ struct network {
 	bool in_namespace;  /* the backend's own namespace: wired by the core */
 	bool made_at_spawn; /* ...made as the core starts the backend's command in it */
 	bool wire_started;  /* network_wire_start ran */
+	int spawn_netns_fd; /* made_at_spawn: the namespace, from the spawn on */
 
 	int ca_fd;          /* the CA bundle file, exposed read-only inside */
 	char *ca_tmp_path;  /* until it moves into the session directory */
@@ -114,10 +115,14 @@ int network_engine_check(const struct network *n);
  * while the backend sets its namespaces up (network_wire does it if this
  * could not). */
 void network_prepare_wiring(struct network *n);
-/* Right after the backend's command started in the namespace the core made
- * for it (made_at_spawn): the wiring started, nothing waited for, while the
+/* made_at_spawn: what the spawn's child makes in the namespace (the
+ * engine's tap), the namespace sent back over `report`. */
+void network_at_spawn(struct network *n, int report, struct netns_at_spawn *s);
+/* Once the backend's command started: the namespace it sent. */
+int network_take_spawned(struct network *n, int report);
+/* Right after that: the wiring started, nothing waited for, while the
  * backend sets the sandbox up. */
-int network_wire_start(struct network *n, const char *session_dir, int netns_fd);
+int network_wire_start(struct network *n, const char *session_dir);
 /* The sandbox exists (held): proxy, engine, bridges, ready (where
  * network_wire_start started them, waits for them only). */
 int network_wire(struct network *n, const char *session_dir, pid_t pid, int netns_fd);

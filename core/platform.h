@@ -45,13 +45,18 @@ void child_forget(struct child *c);
  * die when the launcher dies (where the platform can say so; also when it
  * died already), apply the limits, no core dumps, and no_new_privs. */
 int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool no_new_privs);
+/* The sandbox's network namespace, made by the backend's command's own
+ * start so that the core wires it while the backend sets up: sent back
+ * over `report` (fd_send, one byte). */
+struct netns_at_spawn {
+	int report;
+	bool tap; /* the open mode engine's persistent tap, made there too */
+};
 /* In that child: a new network namespace (unprivileged, owned by a new
- * user namespace with the ids mapped to themselves), loopback up, its fd
- * sent over `report` (fd_send, one byte): the sandbox's, made by the
- * backend's command's own start so that the core wires it while the
- * backend sets up. -EINVAL: a child that shares the launcher's memory
- * (vfork) cannot make a user namespace on this kernel; fork it. */
-int platform_child_new_netns(int report);
+ * user namespace with the ids mapped to themselves), loopback up, then `s`.
+ * -EINVAL: a child that shares the launcher's memory (vfork) cannot make a
+ * user namespace on this kernel; fork it. */
+int platform_child_new_netns(const struct netns_at_spawn *s);
 /* Can that child make one here? Not unprivileged where the kernel lets only
  * programs its AppArmor policy names make user namespaces (Ubuntu 24.04:
  * bubblewrap may, the launcher may not). */
@@ -130,8 +135,8 @@ int platform_netns_listen(struct netns_link *l, uint16_t port);
 int platform_netns_connect(struct netns_link *l, uint16_t port);
 /* The namespace's addresses, "IFACE ADDR" per line (new string). */
 int platform_netns_describe(struct netns_link *l, char **out);
-/* The process to hand an engine as the namespace's holder (its pid). */
-pid_t platform_netns_pid(const struct netns_link *l);
+/* The namespace the helper joined (its fd, kept until detach), or -1. */
+int platform_netns_fd(const struct netns_link *l);
 /* Closes the request channel: the helper exits on its own, while the
  * caller stops whatever else it runs; detach then waits for it. */
 void platform_netns_close(struct netns_link *l);
@@ -146,8 +151,10 @@ struct engine_opts {
 	bool all_host_ports; /* host loopback reachable at the gateway */
 	const char *log_path;
 };
-/* Started, not waited for: the launcher goes on wiring meanwhile. */
-int platform_engine_start(struct net_engine **out, struct netns_link *l,
+/* Started in the network namespace `netns_fd`, not waited for: the
+ * launcher goes on wiring meanwhile. `l`: the helper there makes its
+ * persistent tap; NULL: it was made with the namespace (tap). */
+int platform_engine_start(struct net_engine **out, struct netns_link *l, int netns_fd,
                           const struct engine_opts *opts);
 /* Until it is ready: 0, -ECHILD (it exited), or -ETIMEDOUT. At once the
  * second time. */

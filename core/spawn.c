@@ -89,8 +89,7 @@ static void child_exec(const char *const *argv, const char *const *envp, const s
 		*f = (struct child_failure){STEP_LIMITS, -r};
 		return;
 	}
-	if (o->netns_report > STDERR_FILENO &&
-	    (r = platform_child_new_netns(o->netns_report)) < 0) {
+	if (o->netns && (r = platform_child_new_netns(o->netns)) < 0) {
 		*f = (struct child_failure){STEP_NETNS, -r};
 		return;
 	}

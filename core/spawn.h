@@ -13,19 +13,20 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct netns_at_spawn; /* platform.h */
+
 struct spawn_opts {
 	const int *keep_fds;
 	size_t n_keep_fds;
 	const struct limits_set *limits; /* NULL: leave them */
 	bool no_new_privs;
-	bool quiet_stdin;            /* stdin from /dev/null */
-	int stdout_fd, stderr_fd;    /* -1: inherited */
-	bool own_group;              /* its own process group (helpers: ^C is the agent's) */
-	const char *cwd;             /* chdir there first (NULL: stay) */
-	const struct terminal *term; /* the sandbox: its session and terminal */
-	int netns_report;            /* > 2: start it in a new network namespace,
-	                              * whose fd goes over this socket first */
-	char *why;                   /* NULL, or where a failure in the child is told */
+	bool quiet_stdin;                   /* stdin from /dev/null */
+	int stdout_fd, stderr_fd;           /* -1: inherited */
+	bool own_group;                     /* its own process group (helpers: ^C is the agent's) */
+	const char *cwd;                    /* chdir there first (NULL: stay) */
+	const struct terminal *term;        /* the sandbox: its session and terminal */
+	const struct netns_at_spawn *netns; /* start it in a new network namespace */
+	char *why;                          /* NULL, or where a failure in the child is told */
 	size_t why_len;
 };
 

@@ -32,6 +32,7 @@
 struct netns_link {
 	struct child proc;
 	int sock; /* the launcher's end of the request channel */
+	int net;  /* the namespace it joined, once it did */
 };
 
 enum { OP_LISTEN = 1, OP_CONNECT = 2, OP_DESCRIBE = 3, OP_TAP = 4 };
@@ -281,7 +282,7 @@ int platform_netns_prefork(struct netns_link **out)
 	struct netns_link *h = calloc(1, sizeof(*h));
 	if (!h)
 		return -ENOMEM;
-	h->sock = -1;
+	h->sock = h->net = -1;
 	h->proc = CHILD_NONE;
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0) {
@@ -359,6 +360,7 @@ int platform_netns_attach(struct netns_link **link, pid_t sandbox_pid, int netns
 	while (n < 0 && errno == EINTR);
 	if (n != (ssize_t)sizeof(err) || err != 0)
 		return -(err ? err : EIO);
+	h->net = TAKE_FD(net);
 	return 0;
 }
 
@@ -422,9 +424,9 @@ int netns_make_tap(struct netns_link *h, const char *name)
 	return request(h, &req, NULL, NULL);
 }
 
-pid_t platform_netns_pid(const struct netns_link *h)
+int platform_netns_fd(const struct netns_link *h)
 {
-	return h->proc.pid;
+	return h->net;
 }
 
 void platform_netns_close(struct netns_link *h)
@@ -432,6 +434,10 @@ void platform_netns_close(struct netns_link *h)
 	if (h && h->sock >= 0) {
 		close(h->sock);
 		h->sock = -1;
+	}
+	if (h && h->net >= 0) {
+		close(h->net);
+		h->net = -1;
 	}
 }
 
@@ -500,7 +506,7 @@ bool platform_netns_at_spawn_usable(void)
 	       atoi(v) == 0;
 }
 
-int platform_child_new_netns(int report)
+int platform_child_new_netns(const struct netns_at_spawn *s)
 {
 	uid_t uid = geteuid();
 	gid_t gid = getegid();
@@ -522,12 +528,15 @@ int platform_child_new_netns(int report)
 	}
 	if (r == 0)
 		r = loopback_up();
+	/* Failing that, the engine makes its own. */
+	if (r == 0 && s->tap)
+		(void)make_tap(NETNS_TAP_NAME);
 	int fd = r < 0 ? -1 : open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	if (r == 0 && fd < 0)
 		r = -errno;
 	struct iovec iov = {(void *)"N", 1};
 	if (r == 0)
-		r = fd_send(report, &iov, 1, fd);
+		r = fd_send(s->report, &iov, 1, fd);
 	if (fd >= 0)
 		close(fd);
 	return r;

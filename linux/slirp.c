@@ -16,12 +16,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <linux/nsfs.h>
 
 #define READY_TIMEOUT_MS 10000
-#define TAP_NAME         "tap0"
 
 /* The CPUs this process may use, narrowed to the one it runs on for a
  * fork, so that the child starts there. The scheduler places a new process
@@ -140,7 +141,7 @@ static void cpu_unpin(const struct cpu_pin *p, pid_t pid)
 		(void)sched_setaffinity(pid, sizeof(p->all), &p->all);
 }
 
-int platform_engine_start(struct net_engine **out, struct netns_link *l,
+int platform_engine_start(struct net_engine **out, struct netns_link *l, int netns_fd,
                           const struct engine_opts *opts)
 {
 	int usable = platform_engine_usable();
@@ -165,12 +166,23 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 		free(e);
 		return -errno;
 	}
+	/* The namespaces as descriptors it inherits: nothing to look up by
+	 * pid, no process that must stay put in them. */
+	_cleanup_close_ int user_fd = ioctl(netns_fd, NS_GET_USERNS);
+	if (user_fd < 0) {
+		int r = -errno;
+		close(ready[0]);
+		close(ready[1]);
+		close(exitp[0]);
+		close(exitp[1]);
+		free(e);
+		return r;
+	}
 	char ready_s[32], exit_s[32], userns[64], netns[64];
-	pid_t holder = platform_netns_pid(l);
 	snprintf(ready_s, sizeof(ready_s), "--ready-fd=%d", ready[1]);
 	snprintf(exit_s, sizeof(exit_s), "--exit-fd=%d", exitp[0]);
-	snprintf(userns, sizeof(userns), "--userns-path=/proc/%d/ns/user", (int)holder);
-	snprintf(netns, sizeof(netns), "/proc/%d/ns/net", (int)holder);
+	snprintf(userns, sizeof(userns), "--userns-path=/proc/self/fd/%d", user_fd);
+	snprintf(netns, sizeof(netns), "/proc/self/fd/%d", netns_fd);
 	char *argv[16];
 	size_t a = 0;
 	argv[a++] = slirp;
@@ -188,12 +200,14 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 	argv[a++] = userns;
 	argv[a++] = (char *)"--netns-type=path";
 	argv[a++] = netns;
-	argv[a++] = (char *)TAP_NAME;
+	argv[a++] = (char *)NETNS_TAP_NAME;
 	argv[a] = NULL;
 	e->args = join_args(argv);
-	/* Made by the helper, persistent: slirp4netns's exit then costs no
-	 * unregistering of the device. Failing that, it makes its own. */
-	(void)netns_make_tap(l, TAP_NAME);
+	/* Persistent, made by the helper (or with the namespace): slirp4netns's
+	 * exit then costs no unregistering of the device. Failing that, it
+	 * makes its own. */
+	if (l)
+		(void)netns_make_tap(l, NETNS_TAP_NAME);
 
 	_cleanup_close_ int log_fd =
 	    opts->log_path
@@ -223,6 +237,8 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l,
 		sigprocmask(SIG_UNBLOCK, &all, NULL);
 		fcntl(ready[1], F_SETFD, 0);
 		fcntl(exitp[0], F_SETFD, 0);
+		fcntl(user_fd, F_SETFD, 0);
+		fcntl(netns_fd, F_SETFD, 0);
 		int null = open("/dev/null", O_RDONLY);
 		if (null >= 0)
 			dup2(null, STDIN_FILENO);

@@ -72,9 +72,9 @@ int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool n
 	return setrlimit(RLIMIT_CORE, &none) < 0 ? -errno : 0;
 }
 
-int platform_child_new_netns(int report)
+int platform_child_new_netns(const struct netns_at_spawn *s)
 {
-	(void)report;
+	(void)s;
 	return -EOPNOTSUPP;
 }
 
@@ -206,7 +206,7 @@ int platform_netns_describe(struct netns_link *l, char **out)
 	return -EOPNOTSUPP;
 }
 
-pid_t platform_netns_pid(const struct netns_link *l)
+int platform_netns_fd(const struct netns_link *l)
 {
 	(void)l;
 	return -1;
@@ -228,11 +228,12 @@ int platform_netns_new(int *fd)
 	return -EOPNOTSUPP;
 }
 
-int platform_engine_start(struct net_engine **out, struct netns_link *l,
+int platform_engine_start(struct net_engine **out, struct netns_link *l, int netns_fd,
                           const struct engine_opts *opts)
 {
 	(void)out;
 	(void)l;
+	(void)netns_fd;
 	(void)opts;
 	return -EOPNOTSUPP;
 }
