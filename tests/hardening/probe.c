@@ -21,6 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <net/if.h>
+#include <linux/nsfs.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
 #include <sys/prctl.h>
@@ -97,6 +99,34 @@ static long op_socketpair_seqpacket(void)
 static long op_socket_inet(void)
 {
 	return rc(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0));
+}
+/* The sandbox's network namespace, reconfigured from inside: loopback
+ * taken down (harmless where it works: only the sandbox loses it). */
+static long op_netdev_down(void)
+{
+	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return rc(s);
+	struct ifreq ifr = {0};
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	long r = rc(ioctl(s, SIOCGIFFLAGS, &ifr));
+	if (r == 0) {
+		ifr.ifr_flags &= ~IFF_UP;
+		r = rc(ioctl(s, SIOCSIFFLAGS, &ifr));
+	}
+	close(s);
+	return r;
+}
+/* The user namespace that owns the sandbox's network namespace: out of
+ * reach from inside (it is an ancestor of the sandbox's own). */
+static long op_netns_owner(void)
+{
+	int net = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (net < 0)
+		return rc(net);
+	long r = rc(ioctl(net, NS_GET_USERNS));
+	close(net);
+	return r;
 }
 static long op_socket_inet6(void)
 {
@@ -477,6 +507,8 @@ static const struct {
     OP(socketpair_seqpacket),
     OP(socket_inet),
     OP(socket_inet6),
+    OP(netdev_down),
+    OP(netns_owner),
     OP(socket_netlink_route),
     OP(socket_netlink_audit),
     OP(socket_packet),

@@ -61,6 +61,12 @@ for k in $(printf '%s\n' "${!want[@]}" | sort); do
     ok $([ "$got" = "${want[$k]}" ]; echo $?) "seccomp: $k -> ${want[$k]} (got ${got:-nothing})"
 done
 
+# Not the filter: the agent holds no capability over its network namespace
+# (bubblewrap's here; network.sh checks the one the launcher makes).
+out=$(in_sb 'asb-probe netdev_down netns_owner' 2>&1 | tr '\n' ' ')
+ok $([ "$out" = "netdev_down EPERM netns_owner EPERM " ]; echo $?) \
+    "network off: the agent cannot reconfigure its network namespace or reach its owner ($out)"
+
 out=$(asb -c "$TEST_TMP/unix.cfg" -- -c 'asb-probe socket_unix socketpair_dgram socket_unix_seqpacket socket_unix_hibit tiocsti' 2>&1)
 ok $(grep -qx "socket_unix ok" <<<"$out" && grep -qx "socketpair_dgram ok" <<<"$out" &&
     grep -qx "socket_unix_seqpacket ok" <<<"$out"; echo $?) \

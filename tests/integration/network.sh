@@ -51,8 +51,14 @@ P="ports = [ $HP, $SP ]; allow_private = true;"
 mkdir -p ws
 cd ws || exit 1
 
+# The probe (tests/hardening/probe.c) tries what the sandbox must not do.
+PROBE_PKG=
+[ -x "${ASB_PROBE:-}" ] && PROBE_PKG=", \"$ASB_PROBE\""
+probe_ns() { # mode-function
+    "$1" 'ASAN_OPTIONS=detect_leaks=0 asb-probe netdev_down netns_owner' 2>&1 | tr '\n' ' '
+}
 cat >"$TEST_TMP/filtered.cfg" <<CFG
-sandbox: { name = "filtered"; command = "bash"; packages = [ "curl", "/usr/bin/python3" ]; };
+sandbox: { name = "filtered"; command = "bash"; packages = [ "curl", "/usr/bin/python3"$PROBE_PKG ]; };
 network: {
   allowed_domains = (
     { domain = "a.test"; $P },
@@ -104,6 +110,15 @@ s_off=$(sessions | tail -1)
 ok $(! grep -qx -- --unshare-net "$s/bwrap.args" && grep -qx -- --unshare-net "$s_off/bwrap.args" &&
     grep -q "the filtering proxy listens on the sandbox's 127.0.0.1:3128" "$s/launch.log"; echo $?) \
     "filtered: bubblewrap starts in the namespace the launcher made and wired; off: its own"
+# A hostile agent in it: no way to take its loopback down, nor to reach the
+# user namespace that owns it (made by the launcher, unprivileged).
+if [ -n "$PROBE_PKG" ]; then
+    out=$(probe_ns in_filtered)
+    ok $([ "$out" = "netdev_down EPERM netns_owner EPERM " ]; echo $?) \
+        "filtered: the agent cannot reconfigure its network namespace or reach its owner ($out)"
+else
+    skip "filtered: the probe helper is not built"
+fi
 check_fails "filtered: curl --noproxy '*' gets nowhere" -- in_filtered "curl -sS -m 5 --noproxy '*' http://a.test:$HP/hello"
 check_fails "filtered: /dev/tcp to the origin's address fails" -- in_filtered "echo > /dev/tcp/127.0.0.1/$HP"
 check_fails "filtered: a raw connection to a public address fails" -- in_filtered "timeout 5 bash -c 'echo > /dev/tcp/192.0.2.1/80'"
@@ -365,7 +380,7 @@ elif command -v slirp4netns >/dev/null; then
     at_exit "kill $! 2>/dev/null"
     sleep 0.5
     cat >"$TEST_TMP/open.cfg" <<CFG
-sandbox: { name = "open"; command = "bash"; packages = [ "curl", "/usr/bin/python3" ]; };
+sandbox: { name = "open"; command = "bash"; packages = [ "curl", "/usr/bin/python3"$PROBE_PKG ]; };
 network: { host_ports = [ $LOOP ]; };
 CFG
     in_open() { asb -c "$TEST_TMP/open.cfg" -- -c "$1"; }
@@ -373,6 +388,13 @@ CFG
         ok $([ "$(in_open "curl -sS -m 10 -o /dev/null -w '%{http_code}' http://$TESTHOST:$TESTPORT/")" = 200 ]; echo $?) "open: the test host $TESTHOST is reachable"
     else
         skip "open: no test host address on this machine"
+    fi
+    if [ -n "$PROBE_PKG" ]; then
+        out=$(probe_ns in_open)
+        ok $([ "$out" = "netdev_down EPERM netns_owner EPERM " ]; echo $?) \
+            "open: the agent cannot reconfigure its network namespace or reach its owner ($out)"
+    else
+        skip "open: the probe helper is not built"
     fi
     check_fails "open: host loopback services are not reachable through the gateway" -- in_open "curl -sS -m 5 http://10.0.2.2:$OTHER/"
     check_fails "open: an unlisted host port is not reachable on 127.0.0.1" -- in_open "curl -sS -m 5 http://127.0.0.1:$OTHER/"
