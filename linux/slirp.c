@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /* The open mode's engine: slirp4netns attached to the sandbox's network
- * namespace through the netns helper (which sits in the sandbox's
- * namespaces and stays put, unlike a backend's pid 1 while it sets up),
- * with the host's loopback cut off, its own seccomp filter and, as root,
- * its own mount sandbox. Why not pasta: README "Network". */
+ * namespace through descriptors it inherits (the namespace and the user
+ * namespace that owns it, as /proc/self/fd paths: no process has to stay
+ * put in them), with the host's loopback cut off, its own seccomp filter
+ * and, as root, its own mount sandbox. Why not pasta: README "Network". */
 #include "exec.h"
 #include "netns.h"
 #include "platform.h"
