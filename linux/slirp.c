@@ -150,6 +150,11 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l, int net
 	_cleanup_free_ char *slirp = NULL;
 	if (find_slirp(&slirp) < 0)
 		return -ENOENT;
+	/* The namespaces as descriptors it inherits: nothing to look up by
+	 * pid, no process that must stay put in them. */
+	_cleanup_close_ int user_fd = ioctl(netns_fd, NS_GET_USERNS);
+	if (user_fd < 0)
+		return -errno;
 	struct net_engine *e = calloc(1, sizeof(*e));
 	if (!e)
 		return -ENOMEM;
@@ -165,18 +170,6 @@ int platform_engine_start(struct net_engine **out, struct netns_link *l, int net
 		close(ready[1]);
 		free(e);
 		return -errno;
-	}
-	/* The namespaces as descriptors it inherits: nothing to look up by
-	 * pid, no process that must stay put in them. */
-	_cleanup_close_ int user_fd = ioctl(netns_fd, NS_GET_USERNS);
-	if (user_fd < 0) {
-		int r = -errno;
-		close(ready[0]);
-		close(ready[1]);
-		close(exitp[0]);
-		close(exitp[1]);
-		free(e);
-		return r;
 	}
 	char ready_s[32], exit_s[32], userns[64], netns[64];
 	snprintf(ready_s, sizeof(ready_s), "--ready-fd=%d", ready[1]);

@@ -54,8 +54,14 @@ cd ws || exit 1
 # The probe (tests/hardening/probe.c) tries what the sandbox must not do.
 PROBE_PKG=
 [ -x "${ASB_PROBE:-}" ] && PROBE_PKG=", \"$ASB_PROBE\""
-probe_ns() { # mode-function
-    "$1" 'ASAN_OPTIONS=detect_leaks=0 asb-probe netdev_down netns_owner' 2>&1 | tr '\n' ' '
+# A hostile agent in the namespace the launcher made: no way to take its
+# loopback down, nor to reach the user namespace that owns it.
+check_probe_ns() { # mode in-mode-function
+    [ -n "$PROBE_PKG" ] || { skip "$1: the probe helper is not built"; return; }
+    local out
+    out=$("$2" 'ASAN_OPTIONS=detect_leaks=0 asb-probe netdev_down netns_owner' 2>&1 | tr '\n' ' ')
+    ok $([ "$out" = "netdev_down EPERM netns_owner EPERM " ]; echo $?) \
+        "$1: the agent cannot reconfigure its network namespace or reach its owner ($out)"
 }
 cat >"$TEST_TMP/filtered.cfg" <<CFG
 sandbox: { name = "filtered"; command = "bash"; packages = [ "curl", "/usr/bin/python3"$PROBE_PKG ]; };
@@ -110,15 +116,7 @@ s_off=$(sessions | tail -1)
 ok $(! grep -qx -- --unshare-net "$s/bwrap.args" && grep -qx -- --unshare-net "$s_off/bwrap.args" &&
     grep -q "the filtering proxy listens on the sandbox's 127.0.0.1:3128" "$s/launch.log"; echo $?) \
     "filtered: bubblewrap starts in the namespace the launcher made and wired; off: its own"
-# A hostile agent in it: no way to take its loopback down, nor to reach the
-# user namespace that owns it (made by the launcher, unprivileged).
-if [ -n "$PROBE_PKG" ]; then
-    out=$(probe_ns in_filtered)
-    ok $([ "$out" = "netdev_down EPERM netns_owner EPERM " ]; echo $?) \
-        "filtered: the agent cannot reconfigure its network namespace or reach its owner ($out)"
-else
-    skip "filtered: the probe helper is not built"
-fi
+check_probe_ns filtered in_filtered
 check_fails "filtered: curl --noproxy '*' gets nowhere" -- in_filtered "curl -sS -m 5 --noproxy '*' http://a.test:$HP/hello"
 check_fails "filtered: /dev/tcp to the origin's address fails" -- in_filtered "echo > /dev/tcp/127.0.0.1/$HP"
 check_fails "filtered: a raw connection to a public address fails" -- in_filtered "timeout 5 bash -c 'echo > /dev/tcp/192.0.2.1/80'"
@@ -389,13 +387,7 @@ CFG
     else
         skip "open: no test host address on this machine"
     fi
-    if [ -n "$PROBE_PKG" ]; then
-        out=$(probe_ns in_open)
-        ok $([ "$out" = "netdev_down EPERM netns_owner EPERM " ]; echo $?) \
-            "open: the agent cannot reconfigure its network namespace or reach its owner ($out)"
-    else
-        skip "open: the probe helper is not built"
-    fi
+    check_probe_ns open in_open
     check_fails "open: host loopback services are not reachable through the gateway" -- in_open "curl -sS -m 5 http://10.0.2.2:$OTHER/"
     check_fails "open: an unlisted host port is not reachable on 127.0.0.1" -- in_open "curl -sS -m 5 http://127.0.0.1:$OTHER/"
     ok $([ "$(in_open "curl -sS -m 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:$LOOP/")" = 200 ]; echo $?) "open: host_ports = [ P ] reaches exactly P"
