@@ -115,11 +115,14 @@ static char *describe_here(void)
  * in the kernel's own clean-up work. */
 static int make_tap(const char *name)
 {
+	/* Also in a child sharing the launcher's memory: no stdio. */
+	if (strlen(name) >= IFNAMSIZ)
+		return -ENAMETOOLONG;
 	_cleanup_close_ int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI};
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%s", name);
+	memcpy(ifr.ifr_name, name, strlen(name) + 1);
 	if (ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETPERSIST, 1) < 0)
 		return -errno;
 	return 0;
@@ -458,7 +461,7 @@ static int loopback_up(void)
 	if (s < 0)
 		return -errno;
 	struct ifreq ifr = {0};
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "lo");
+	memcpy(ifr.ifr_name, "lo", sizeof("lo")); /* no stdio: see id_map_line */
 	int r = 0;
 	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
 		r = -errno;
