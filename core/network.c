@@ -872,14 +872,12 @@ static int wired(struct network *n)
 	return 0;
 }
 
-int network_wire_start(struct network *n, const char *session_dir)
+/* The helper joins the namespace (pid's, or netns_fd where >= 0), then
+ * everything is wired there. */
+static int join_and_wire(struct network *n, const char *session_dir, pid_t pid, int netns_fd)
 {
-	int r;
-	/* The engine first (it needs no helper: its tap came with the
-	 * namespace), then the helper's fork. */
-	if (n->mode == NET_OPEN && (r = start_engine(n, session_dir)) < 0)
-		return r;
-	if ((r = platform_netns_attach(&n->link, 0, n->spawn_netns_fd)) < 0) {
+	int r = platform_netns_attach(&n->link, pid, netns_fd);
+	if (r < 0) {
 		err_set("cannot enter the sandbox's network namespace: %s", strerror(-r));
 		return r;
 	}
@@ -889,17 +887,21 @@ int network_wire_start(struct network *n, const char *session_dir)
 	return 0;
 }
 
+int network_wire_start(struct network *n, const char *session_dir)
+{
+	int r;
+	/* The engine first (it needs no helper: its tap came with the
+	 * namespace), then the helper's fork. */
+	if (n->mode == NET_OPEN && (r = start_engine(n, session_dir)) < 0)
+		return r;
+	return join_and_wire(n, session_dir, 0, n->spawn_netns_fd);
+}
+
 int network_wire(struct network *n, const char *session_dir, pid_t pid, int netns_fd)
 {
 	int r;
-	if (!n->wire_started) {
-		if ((r = platform_netns_attach(&n->link, pid, netns_fd)) < 0) {
-			err_set("cannot enter the sandbox's network namespace: %s", strerror(-r));
-			return r;
-		}
-		if ((r = wire(n, session_dir)) < 0)
-			return r;
-	}
+	if (!n->wire_started && (r = join_and_wire(n, session_dir, pid, netns_fd)) < 0)
+		return r;
 	return wired(n);
 }
 

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <net/if.h>
+#include <linux/if_tun.h>
 #include <linux/nsfs.h>
 #include <sys/mount.h>
 #include <sys/personality.h>
@@ -126,6 +127,19 @@ static long op_netns_owner(void)
 		return rc(net);
 	long r = rc(ioctl(net, NS_GET_USERNS));
 	close(net);
+	return r;
+}
+/* The open mode's persistent tap0, attached from inside (the engine's
+ * device: a second reader would see and inject the sandbox's frames). */
+static long op_tap_attach(void)
+{
+	int fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return rc(fd);
+	struct ifreq ifr = {.ifr_flags = IFF_TAP | IFF_NO_PI};
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "tap0");
+	long r = rc(ioctl(fd, TUNSETIFF, &ifr));
+	close(fd);
 	return r;
 }
 static long op_socket_inet6(void)
@@ -509,6 +523,7 @@ static const struct {
     OP(socket_inet6),
     OP(netdev_down),
     OP(netns_owner),
+    OP(tap_attach),
     OP(socket_netlink_route),
     OP(socket_netlink_audit),
     OP(socket_packet),

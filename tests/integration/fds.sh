@@ -61,6 +61,17 @@ session() {
         fi
     done
     diag "$mode: processes:$names"
+    # The sandbox's network namespace is made as bubblewrap starts and
+    # sent back to the launcher: neither it nor its user namespace may stay
+    # open in bubblewrap or in the agent (slirp4netns joins through them).
+    local ns_held=""
+    for p in $procs; do
+        case $(cat /proc/"$p"/comm 2>/dev/null) in bwrap | bash | sleep) ;; *) continue ;; esac
+        if fd_report "$p" | grep -qE -- '-> (net|user):\['; then
+            ns_held="$ns_held $p($(cat /proc/"$p"/comm)):$(fd_report "$p" | grep -E -- '-> (net|user):\[' | tr '\n' ' ')"
+        fi
+    done
+    ok $([ -z "$ns_held" ]; echo $?) "$mode: bubblewrap and the agent hold no namespace descriptor${ns_held:+ (held:$ns_held)}"
     ok $([ -z "$leaks" ]; echo $?) "$mode: no process the launcher started holds the caller's fds or the session's files${leaks:+ (held:$leaks)}"
     for want in "$@"; do
         ok $(grep -qw "$want" <<<"$names"; echo $?) "$mode: $want was among them"

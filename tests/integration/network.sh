@@ -59,9 +59,13 @@ PROBE_PKG=
 check_probe_ns() { # mode in-mode-function
     [ -n "$PROBE_PKG" ] || { skip "$1: the probe helper is not built"; return; }
     local out
-    out=$("$2" 'ASAN_OPTIONS=detect_leaks=0 asb-probe netdev_down netns_owner' 2>&1 | tr '\n' ' ')
-    ok $([ "$out" = "netdev_down EPERM netns_owner EPERM " ]; echo $?) \
+    out=$("$2" 'ASAN_OPTIONS=detect_leaks=0 asb-probe netdev_down netns_owner tap_attach' 2>&1 |
+        tr '\n' ' ')
+    ok $([[ "$out" = "netdev_down EPERM netns_owner EPERM tap_attach "* ]]; echo $?) \
         "$1: the agent cannot reconfigure its network namespace or reach its owner ($out)"
+    # The open mode's tap0, made persistent with the namespace: no second
+    # reader of the sandbox's frames (no /dev/net/tun inside, nor the right).
+    ok $([[ "$out" = *"tap_attach "[A-Z]* ]]; echo $?) "$1: the agent cannot attach to tap0 ($out)"
 }
 cat >"$TEST_TMP/filtered.cfg" <<CFG
 sandbox: { name = "filtered"; command = "bash"; packages = [ "curl", "/usr/bin/python3"$PROBE_PKG ]; };
