@@ -64,7 +64,10 @@ for line in sys.stdin:
     comm, pid, t, ev, tr = m.group(1), int(m.group(2)), float(m.group(3)) * 1000, m.group(4), m.group(5)
     if ev.startswith("asbphase:"):
         if cur is not None and "launcher" in cur and "end" not in cur:
-            cur.setdefault(names[ev.split(":")[1]], t)
+            # A return probe (FUNC%return) comes back as "pN__return".
+            ev = ev.split(":")[1]
+            key = names[ev[:-len("__return")]] if ev.endswith("__return") else names[ev]
+            cur.setdefault(key, t)
         continue
     if ev == "sched:sched_process_exec":
         name = tr.split("filename=")[1].split()[0]
