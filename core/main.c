@@ -234,6 +234,11 @@ static int print_check(const struct launch *l)
 		                                   : "the backend's rules, host ports closed");
 	else
 		printf("network: off (loopback only)\n");
+	if (network_needs_wiring(n))
+		printf("network namespace: %s\n",
+		       n->made_at_spawn ? "made by agentsandbox as the backend's command starts, "
+		                          "wired while the sandbox is set up"
+		                        : "the backend's own, wired once the sandbox exists");
 	printf("workspace: %s%s\n", p->workspace.value,
 	       layout_workspace_exposes_home(p) ? " (contains $HOME: needs --allow-home)" : "");
 	struct home_exposure he;

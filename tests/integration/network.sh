@@ -120,6 +120,20 @@ s_off=$(sessions | tail -1)
 ok $(! grep -qx -- --unshare-net "$s/bwrap.args" && grep -qx -- --unshare-net "$s_off/bwrap.args" &&
     grep -q "the filtering proxy listens on the sandbox's 127.0.0.1:3128" "$s/launch.log"; echo $?) \
     "filtered: bubblewrap starts in the namespace the launcher made and wired; off: its own"
+# Only a backend the core starts itself can start in the namespace the core
+# makes (ASB_CAP_NETNS_INHERIT): one with a spawn of its own makes its own,
+# whatever it declares (--check says which; the fixtures are never run).
+check_ns() { "$ASB" --plugin-dir "$BUILD_ROOT/tests/fixtures" --plugin-dir "$ASB_PLUGIN_DIR" \
+    "$@" -c "$TEST_TMP/filtered.cfg" --check 2>&1 | grep '^network namespace:'; }
+if [ -e "$BUILD_ROOT/tests/fixtures/stub_netns_spawn.so" ]; then
+    by_core=$(check_ns --backend stub_netns)
+    by_itself=$(check_ns --backend stub_netns_spawn)
+    ok $([[ "$(check_ns)" == *"made by agentsandbox"* && "$by_core" == *"made by agentsandbox"* &&
+        "$by_itself" == *"the backend's own"* ]]; echo $?) \
+        "--check: the namespace is made by the core for bwrap and a backend it starts ($by_core), not for one that starts itself ($by_itself)"
+else
+    skip "no stub_netns fixtures built"
+fi
 check_probe_ns filtered in_filtered
 check_fails "filtered: curl --noproxy '*' gets nowhere" -- in_filtered "curl -sS -m 5 --noproxy '*' http://a.test:$HP/hello"
 check_fails "filtered: /dev/tcp to the origin's address fails" -- in_filtered "echo > /dev/tcp/127.0.0.1/$HP"
