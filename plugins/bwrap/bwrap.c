@@ -119,6 +119,16 @@ static int cached_version(const struct asb_host *host, struct asb_ctx *ctx, cons
 	char tmp[PATH_MAX + 16];
 	snprintf(tmp, sizeof(tmp), "%s.%d", cache, (int)getpid());
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	char *slash = strrchr(cache, '/');
+	if (fd < 0 && errno == ENOENT && slash) {
+		/* A user's first launch: the state directory, so that the next
+		 * one need not ask bubblewrap again. */
+		*slash = '\0';
+		int made = mkdir_p(cache, 0700);
+		*slash = '/';
+		if (made == 0)
+			fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	}
 	if (fd >= 0) {
 		dprintf(fd, "%s %s\n", key, out);
 		close(fd);

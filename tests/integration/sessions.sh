@@ -49,4 +49,11 @@ n=$(sessions | wc -l)
 ok $([ "$n" -eq 25 ]; echo $?) "once it ended, exactly 25 remain ($n)"
 ok $([ ! -d "$live_dir" ]; echo $?) "and the ended one, now the oldest, was pruned"
 ok $([ -z "$(ls -A "$XDG_STATE_HOME/agentsandbox" | grep '^\.new-')" ]; echo $?) "no half-created session directories are left"
+# A user's very first launch (no state directory yet) keeps what it learnt
+# of bubblewrap, so that the next launch does not run `bwrap --version`.
+fresh="$TEST_TMP/fresh-state"
+XDG_STATE_HOME="$fresh" "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/c.cfg" -- -c true
+ok $([ -s "$fresh/agentsandbox/.bwrap-version" ] &&
+    [ "$(stat -c %a "$fresh" "$fresh/agentsandbox" | tr '\n' ' ')" = "700 700 " ]; echo $?) \
+    "the first launch with no state directory makes it (0700) and caches bubblewrap's version"
 done_testing
