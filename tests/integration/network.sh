@@ -299,6 +299,37 @@ pruned=$(grep -n "pruned [0-9]* old session" "$log" | cut -d: -f1 | head -1)
 ok $([ -n "$wired" ] && [ -n "$pruned" ] && [ "$wired" -lt "$pruned" ]; echo $?) \
     "the sandbox is wired before old sessions are pruned (launch.log lines $wired and $pruned)"
 
+# --- where the launcher may not make a user namespace -------------------------
+# Where AppArmor lets only the programs it names make user namespaces
+# (Ubuntu 24.04: kernel.apparmor_restrict_unprivileged_userns = 1), an
+# unprivileged launch leaves the network namespace to bubblewrap and wires
+# it once bubblewrap made it (the helper joins it by pid). This kernel has
+# no such switch: a preloaded shim (tests/fixtures) shows the launcher one
+# that is on. Unprivileged launches only (root is never restricted).
+SHIM="$BUILD_ROOT/tests/fixtures/apparmor_shim.so"
+echo 1 >"$TEST_TMP/apparmor-on"
+restricted() { # CONFIG ARGS...
+    local cfg=$1
+    shift
+    LD_PRELOAD="$SHIM" ASB_TEST_APPARMOR_FILE="$TEST_TMP/apparmor-on" \
+        "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$cfg" "$@"
+}
+if [ "$(id -u)" -eq 0 ]; then
+    skip "where the launcher may not make a user namespace: unprivileged launches only"
+elif [ ! -e "$SHIM" ]; then
+    skip "where the launcher may not make a user namespace: no shim to preload"
+else
+    line=$(restricted "$TEST_TMP/filtered.cfg" --check 2>&1 | grep '^network namespace:')
+    out=$(restricted "$TEST_TMP/filtered.cfg" -- -c "curl -s -o /dev/null -w '%{http_code}' http://a.test:$HP/hello" 2>&1)
+    s=$(sessions | tail -1)
+    ok $([ "$out" = 200 ] && [[ "$line" = *"the backend's own"* ]] &&
+        grep -qx -- --unshare-net "$s/bwrap.args" &&
+        grep -q "the filtering proxy listens on the sandbox's 127.0.0.1:3128" "$s/launch.log"; echo $?) \
+        "filtered where the launcher may not make a user namespace: bubblewrap makes it, the launcher wires it ($out, $line)"
+    in_restricted() { restricted "$TEST_TMP/filtered.cfg" -- -c "$1"; }
+    check_probe_ns "filtered, bubblewrap's namespace" in_restricted
+fi
+
 # --- allowlist: derive, paste, and it allows exactly what was used -------------
 cat >"$TEST_TMP/all.cfg" <<CFG
 sandbox: { name = "learn"; command = "bash"; packages = [ "curl" ]; };
@@ -400,6 +431,16 @@ sandbox: { name = "open"; command = "bash"; packages = [ "curl", "/usr/bin/pytho
 network: { host_ports = [ $LOOP ]; };
 CFG
     in_open() { asb -c "$TEST_TMP/open.cfg" -- -c "$1"; }
+    # The same where the launcher may not make a user namespace (above).
+    if [ "$(id -u)" -ne 0 ] && [ -e "$SHIM" ]; then
+        out=$(restricted "$TEST_TMP/open.cfg" -- -c "grep -c '^tap0	00000000	0202000A' /proc/net/route; curl -sS -m 10 -o /dev/null -w '%{http_code}' http://127.0.0.1:$LOOP/" 2>&1 | tr '\n' ' ')
+        s=$(sessions | tail -1)
+        ok $([ "$out" = "1 200" ] && grep -qx -- --unshare-net "$s/bwrap.args" &&
+            grep -q "slirp4netns (pid [0-9]*):" "$s/launch.log"; echo $?) \
+            "open where the launcher may not make a user namespace: slirp4netns and host_ports wired into bubblewrap's ($out)"
+    else
+        skip "open where the launcher may not make a user namespace: unprivileged launches only"
+    fi
     if [ -n "$TESTHOST" ]; then
         ok $([ "$(in_open "curl -sS -m 10 -o /dev/null -w '%{http_code}' http://$TESTHOST:$TESTPORT/")" = 200 ]; echo $?) "open: the test host $TESTHOST is reachable"
     else
