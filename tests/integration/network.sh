@@ -304,9 +304,9 @@ ok $([ -n "$wired" ] && [ -n "$pruned" ] && [ "$wired" -lt "$pruned" ]; echo $?)
 # (Ubuntu 24.04: kernel.apparmor_restrict_unprivileged_userns = 1), an
 # unprivileged launch leaves the network namespace to bubblewrap and wires
 # it once bubblewrap made it (the helper joins it by pid). This kernel has
-# no such switch: a preloaded shim (tests/fixtures) shows the launcher one
+# no such switch: a preloaded shim (apparmor_shim.c) shows the launcher one
 # that is on. Unprivileged launches only (root is never restricted).
-SHIM="$BUILD_ROOT/tests/fixtures/apparmor_shim.so"
+SHIM=${ASB_APPARMOR_SHIM:-$BUILD_ROOT/tests/integration/apparmor_shim.so}
 echo 1 >"$TEST_TMP/apparmor-on"
 restricted() { # CONFIG ARGS...
     local cfg=$1
