@@ -18,20 +18,11 @@ command -v perf >/dev/null || { echo "perf is not installed (apt-get install lin
 ASB="$BUILD/agentsandbox"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/asb-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/ws" "$WORK/home"
-cd "$WORK/ws"
-export HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
-case $MODE in
-off) net='network: { enabled = false; };' ;;
-filtered) net='network: { allowed_domains = ( "example.com" ); };' ;;
-open) net='' ;;
-*) echo "mode: off, filtered or open" >&2; exit 2 ;;
-esac
-printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n%s\n' "$net" >"$WORK/c.cfg"
+. "$SRC/bench/launch-common.sh"
+bench_workspace
+bench_config "$MODE" "$WORK/c.cfg"
 asb="$ASB --plugin-dir $BUILD/plugins -c $WORK/c.cfg"
-raw="bwrap --unshare-all --die-with-parent --ro-bind /usr /usr --symlink usr/bin /bin \
---symlink usr/lib /lib --symlink usr/lib64 /lib64 --ro-bind /etc /etc --proc /proc --dev /dev \
---tmpfs $HOME --bind $WORK/ws $WORK/ws --chdir $WORK/ws /bin/true"
+raw=$(bench_raw)
 # Warm: what later launches reuse (the PATH directory, /etc's copy, caches).
 for _ in 1 2 3; do $asb; done
 by_process() {

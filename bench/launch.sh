@@ -9,9 +9,8 @@ BUILD=$(cd "${1:-$SRC/build}" && pwd)
 ASB="$BUILD/agentsandbox"
 WORK=$(mktemp -d "${TMPDIR:-/tmp}/asb-bench.XXXXXX")
 trap 'rm -rf "$WORK"' EXIT
-mkdir -p "$WORK/ws" "$WORK/home"
-cd "$WORK/ws"
-export HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
+. "$SRC/bench/launch-common.sh"
+bench_workspace
 # The fs-only sandbox (network off) is what raw bwrap does; the network
 # modes are measured against it below.
 printf 'sandbox: { name = "bench"; command = "/bin/true"; };\nnetwork: { enabled = false; };\n' >"$WORK/min.cfg"

@@ -33,21 +33,12 @@ for p in ${PROBES:-}; do
         { echo "cannot probe $p (inlined, or not in $bin)" >&2; exit 2; }
     probe_events+=("$ev=$p")
 done
-mkdir -p "$WORK/ws" "$WORK/home"
-cd "$WORK/ws"
-export HOME="$WORK/home" XDG_STATE_HOME="$WORK/state"
-case $MODE in
-off) net='network: { enabled = false; };' ;;
-filtered) net='network: { allowed_domains = ( "example.com" ); };' ;;
-open) net='' ;;
-*) echo "mode: off, filtered or open" >&2; exit 2 ;;
-esac
-printf 'sandbox: { name = "bench"; command = "/bin/true"; };\n%s\n' "$net" >"$WORK/c.cfg"
+. "$SRC/bench/launch-common.sh"
+bench_workspace
+bench_config "$MODE" "$WORK/c.cfg"
 # Once first: what later launches reuse (the PATH directory, /etc's copy).
 "$ASB" --plugin-dir "$BUILD/plugins" -c "$WORK/c.cfg"
-raw="bwrap --unshare-all --die-with-parent --ro-bind /usr /usr --symlink usr/bin /bin \
---symlink usr/lib /lib --symlink usr/lib64 /lib64 --ro-bind /etc /etc --proc /proc --dev /dev \
---tmpfs $HOME --bind $WORK/ws $WORK/ws --chdir $WORK/ws /bin/true"
+raw=$(bench_raw)
 probes=()
 [ ${#probe_events[@]} -eq 0 ] || probes=(-e 'asbphase:*')
 perf record -q -o "$WORK/perf.data" -a -e sched:sched_process_exec -e sched:sched_process_exit "${probes[@]}" -- \
