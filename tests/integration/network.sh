@@ -123,6 +123,10 @@ ok $(! grep -qx -- --unshare-net "$s/bwrap.args" && grep -qx -- --unshare-net "$
 # Only a backend the core starts itself can start in the namespace the core
 # makes (ASB_CAP_NETNS_INHERIT): one with a spawn of its own makes its own,
 # whatever it declares (--check says which; the fixtures are never run).
+# Nor a setuid bubblewrap, which would lose its privileges in a user
+# namespace made for it: the preloaded shim (host_shim.c) shows the
+# launcher this one with the setuid bit.
+SHIM=${ASB_HOST_SHIM:-$BUILD_ROOT/tests/integration/host_shim.so}
 check_ns() { "$ASB" --plugin-dir "$BUILD_ROOT/tests/fixtures" --plugin-dir "$ASB_PLUGIN_DIR" \
     "$@" -c "$TEST_TMP/filtered.cfg" --check 2>&1 | grep '^network namespace:'; }
 if [ -e "$BUILD_ROOT/tests/fixtures/stub_netns_spawn.so" ]; then
@@ -133,6 +137,14 @@ if [ -e "$BUILD_ROOT/tests/fixtures/stub_netns_spawn.so" ]; then
         "--check: the namespace is made by the core for bwrap and a backend it starts ($by_core), not for one that starts itself ($by_itself)"
 else
     skip "no stub_netns fixtures built"
+fi
+if [ -e "$SHIM" ]; then
+    bwrap_path=$(asb -c "$TEST_TMP/filtered.cfg" --show-config 2>/dev/null | sed -n 's/^bwrap.path = //p')
+    setuid=$(LD_PRELOAD="$SHIM" ASB_TEST_SETUID_PATH="$bwrap_path" check_ns)
+    ok $([ -n "$bwrap_path" ] && [[ "$setuid" == *"the backend's own"* ]]; echo $?) \
+        "--check: a setuid bubblewrap ($bwrap_path) makes the namespace itself ($setuid)"
+else
+    skip "no shim to preload"
 fi
 check_probe_ns filtered in_filtered
 check_fails "filtered: curl --noproxy '*' gets nowhere" -- in_filtered "curl -sS -m 5 --noproxy '*' http://a.test:$HP/hello"
@@ -304,9 +316,8 @@ ok $([ -n "$wired" ] && [ -n "$pruned" ] && [ "$wired" -lt "$pruned" ]; echo $?)
 # (Ubuntu 24.04: kernel.apparmor_restrict_unprivileged_userns = 1), an
 # unprivileged launch leaves the network namespace to bubblewrap and wires
 # it once bubblewrap made it (the helper joins it by pid). This kernel has
-# no such switch: a preloaded shim (apparmor_shim.c) shows the launcher one
+# no such switch: a preloaded shim (host_shim.c) shows the launcher one
 # that is on. Unprivileged launches only (root is never restricted).
-SHIM=${ASB_APPARMOR_SHIM:-$BUILD_ROOT/tests/integration/apparmor_shim.so}
 echo 1 >"$TEST_TMP/apparmor-on"
 restricted() { # CONFIG ARGS...
     local cfg=$1
