@@ -339,6 +339,14 @@ else
         "filtered where the launcher may not make a user namespace: bubblewrap makes it, the launcher wires it ($out, $line)"
     in_restricted() { restricted "$TEST_TMP/filtered.cfg" -- -c "$1"; }
     check_probe_ns "filtered, bubblewrap's namespace" in_restricted
+    # An older kernel lets no process that shares another's memory (the
+    # launcher's vfork child) make a user namespace: the spawn is forked
+    # instead, and the namespace is still the launcher's.
+    out=$(LD_PRELOAD="$SHIM" ASB_TEST_OLD_UNSHARE=1 asb -c "$TEST_TMP/filtered.cfg" -- \
+        -c "curl -s -o /dev/null -w '%{http_code}' http://a.test:$HP/hello" 2>&1)
+    s=$(sessions | tail -1)
+    ok $([ "$out" = 200 ] && ! grep -qx -- --unshare-net "$s/bwrap.args"; echo $?) \
+        "filtered on a kernel that refuses a user namespace to a vfork child: the spawn forks instead ($out)"
 fi
 
 # --- allowlist: derive, paste, and it allows exactly what was used -------------
