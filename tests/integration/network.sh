@@ -146,6 +146,15 @@ if [ -e "$SHIM" ]; then
 else
     skip "no shim to preload"
 fi
+# On a terminal the sandbox gets a pty of its own, and a session leader
+# (a forked relay) sits above bubblewrap: the namespace is made by the
+# relay's child, which execs bubblewrap. The way an agent is usually run.
+out=$(python3 "$SRC_ROOT/tests/integration/pty-run.py" -- "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" \
+    -c "$TEST_TMP/filtered.cfg" -- -c "tty -s && curl -s -o /dev/null -w '%{http_code}' http://a.test:$HP/hello" 2>&1 | tr -d '\r')
+s=$(sessions | tail -1)
+ok $([ "$out" = 200 ] && ! grep -qx -- --unshare-net "$s/bwrap.args" &&
+    grep -q "terminal: filtered (a pty of its own)" "$s/launch.log"; echo $?) \
+    "filtered on a terminal: the relay's child makes the namespace, the launcher wires it ($out)"
 check_probe_ns filtered in_filtered
 check_fails "filtered: curl --noproxy '*' gets nowhere" -- in_filtered "curl -sS -m 5 --noproxy '*' http://a.test:$HP/hello"
 check_fails "filtered: /dev/tcp to the origin's address fails" -- in_filtered "echo > /dev/tcp/127.0.0.1/$HP"
