@@ -17,6 +17,11 @@ cflags=$(pkg-config --define-variable=prefix="$DEST$prefix" --cflags agentsandbo
 plugindir=$(pkg-config --variable=plugindir agentsandbox-plugin)
 ok $([ -n "$plugindir" ]; echo $?) "the .pc exports plugindir ($plugindir)"
 ok $([ -f "$DEST$prefix/include/agentsandbox/plugin.h" ]; echo $?) "the header is installed"
+# The .pc's ABI is the header's (what a plugin built against it declares).
+hdr=$(sed -n 's/^#define ASB_ABI_\(MAJOR\|MINOR\) *\([0-9]*\)u$/\2/p' "$DEST$prefix/include/agentsandbox/plugin.h" | paste -sd.)
+pc_abi="$(pkg-config --variable=abi_major agentsandbox-plugin).$(pkg-config --variable=abi_minor agentsandbox-plugin)"
+ok $([ -n "$hdr" ] && [ "$pc_abi" = "$hdr" ] && [ "$(pkg-config --modversion agentsandbox-plugin)" = "$hdr" ]; echo $?) \
+    "the .pc's ABI version is the header's ($pc_abi, $hdr)"
 
 mkdir -p "$TEST_TMP/oot"
 cat >"$TEST_TMP/oot/hello.c" <<'C'
