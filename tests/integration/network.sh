@@ -155,6 +155,24 @@ s=$(sessions | tail -1)
 ok $([ "$out" = 200 ] && ! grep -qx -- --unshare-net "$s/bwrap.args" &&
     grep -q "terminal: filtered (a pty of its own)" "$s/launch.log"; echo $?) \
     "filtered on a terminal: the relay's child makes the namespace, the launcher wires it ($out)"
+# A namespace that cannot be made (a policy forbids it; the shim says so):
+# the launch fails with that reason, on a terminal too, and leaves no
+# process behind (the proxy started early included).
+if [ -e "$SHIM" ]; then
+    err=$(LD_PRELOAD="$SHIM" ASB_TEST_NO_NETNS=1 asb -c "$TEST_TMP/filtered.cfg" -- -c 'touch ran' 2>&1)
+    code=$?
+    out=$(LD_PRELOAD="$SHIM" ASB_TEST_NO_NETNS=1 reaped_run -c "$TEST_TMP/filtered.cfg" -- -c true)
+    tty_err=$(LD_PRELOAD="$SHIM" ASB_TEST_NO_NETNS=1 python3 "$SRC_ROOT/tests/integration/pty-run.py" --subreaper -- \
+        "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/filtered.cfg" -- -c 'touch ran' 2>&1 | tr -d '\r')
+    ok $([ $code -eq 125 ] && [ ! -e ran ] &&
+        grep -q "cannot make the sandbox's network namespace: Operation not permitted" <<<"$err" &&
+        grep -q "cannot make the sandbox's network namespace: Operation not permitted" <<<"$tty_err"; echo $?) \
+        "a network namespace that cannot be made: the launch fails with the reason, also on a terminal ($out; $(tail -1 <<<"$err"))"
+    ok $([ "$out" = "none 125" ] && ! grep -q STRAY <<<"$tty_err"; echo $?) \
+        "...and leaves no process behind, on a terminal either ($out)"
+else
+    skip "no shim to preload"
+fi
 check_probe_ns filtered in_filtered
 check_fails "filtered: curl --noproxy '*' gets nowhere" -- in_filtered "curl -sS -m 5 --noproxy '*' http://a.test:$HP/hello"
 check_fails "filtered: /dev/tcp to the origin's address fails" -- in_filtered "echo > /dev/tcp/127.0.0.1/$HP"

@@ -1,7 +1,9 @@
 #!/usr/bin/env python3
 """Run a command on a fresh pty (its controlling terminal), answer a
 "[y/N]" question with --answer, print everything it wrote, exit with its
-status. tests/integration/selfconfig.sh and others use it."""
+status. tests/integration/selfconfig.sh and others use it. With
+--subreaper it also adopts what the command leaves running or unreaped,
+and prints "STRAY" last when there was any."""
 import argparse
 import os
 import pty
@@ -12,10 +14,15 @@ import time
 ap = argparse.ArgumentParser()
 ap.add_argument("--answer", default=None)
 ap.add_argument("--timeout", type=float, default=30)
+ap.add_argument("--subreaper", action="store_true")
 ap.add_argument("cmd", nargs=argparse.REMAINDER)
 a = ap.parse_args()
 cmd = a.cmd[1:] if a.cmd and a.cmd[0] == "--" else a.cmd
 
+if a.subreaper:
+    import ctypes
+    if ctypes.CDLL(None).prctl(36, 1, 0, 0, 0) != 0:  # PR_SET_CHILD_SUBREAPER
+        sys.exit("cannot become a subreaper")
 pid, fd = pty.fork()
 if pid == 0:
     os.execvp(cmd[0], cmd)
@@ -46,6 +53,12 @@ if pid:
     try:
         _, st = os.waitpid(pid, 0)
         status = os.waitstatus_to_exitcode(st)
+    except ChildProcessError:
+        pass
+if a.subreaper:
+    try:
+        os.waitpid(-1, os.WNOHANG)
+        out += b"STRAY\n"
     except ChildProcessError:
         pass
 sys.stdout.write(out.decode(errors="replace"))
