@@ -51,7 +51,8 @@ void network_init(struct network *n)
 	                      .proxy_ready = -1,
 	                      .proxy_via = -1,
 	                      .proxy_secrets = -1,
-	                      .spawn_netns_fd = -1};
+	                      .spawn_netns_fd = -1,
+	                      .route_fd = -1};
 	n->proxy = CHILD_NONE;
 	for (size_t i = 0; i < NET_MAX_PORTS; i++)
 		n->published[i].fd = -1;
@@ -347,6 +348,14 @@ bool network_needs_wiring(const struct network *n)
 	return n->in_namespace && (n->mode != NET_OFF || n->n_host_ports > 0 || n->n_published > 0);
 }
 
+/* Sockets made inside: the proxy's listener, host ports' listeners, dials
+ * to published ports. Without them a namespace made at the spawn needs no
+ * helper to join it (the open mode's engine joins through descriptors). */
+static bool needs_sockets_inside(const struct network *n)
+{
+	return n->mode == NET_FILTERED || n->n_host_ports > 0 || n->n_published > 0;
+}
+
 /* Wait for one byte on `fd` (a program's ready notification). */
 static int wait_ready(int fd, pid_t pid, const char *what)
 {
@@ -620,8 +629,13 @@ void network_record(struct network *n, const char *session_dir)
 {
 	_cleanup_free_ char *path = str_printf("%s/network.json", session_dir);
 	_cleanup_free_ char *addrs = NULL;
-	if (n->link)
+	if (n->link) {
 		(void)platform_netns_describe(n->link, &addrs);
+	} else if (n->route_fd >= 0) {
+		(void)platform_route_describe(n->route_fd, &addrs);
+		close(n->route_fd);
+		n->route_fd = -1;
+	}
 	_cleanup_fclose_ FILE *f = path ? fopen(path, "we") : NULL;
 	if (!f)
 		return;
@@ -770,20 +784,26 @@ int network_engine_check(const struct network *n)
 void network_prepare_wiring(struct network *n)
 {
 	/* The helper that joins the namespace: its fork and set-up off the
-	 * path between the namespace's creation and the sandbox's release. */
-	if (network_needs_wiring(n) && !n->link)
+	 * path between the namespace's creation and the sandbox's release;
+	 * none where nothing is made inside a namespace made at the spawn. */
+	if (network_needs_wiring(n) && !n->link &&
+	    (n->spawn_netns_fd < 0 || needs_sockets_inside(n)))
 		(void)platform_netns_prefork(&n->link);
 }
 
 void network_at_spawn(struct network *n, int report, struct netns_at_spawn *s)
 {
-	*s = (struct netns_at_spawn){.report = report, .tap = n->mode == NET_OPEN};
+	*s = (struct netns_at_spawn){
+	    .report = report, .tap = n->mode == NET_OPEN, .route = !needs_sockets_inside(n)};
 }
 
 int network_take_spawned(struct network *n, int report)
 {
 	char c;
 	if (fd_recv(report, &c, 1, &n->spawn_netns_fd) != 1 || n->spawn_netns_fd < 0)
+		return -EIO;
+	/* Its route socket follows (maybe without one: then no addresses). */
+	if (!needs_sockets_inside(n) && fd_recv(report, &c, 1, &n->route_fd) != 1)
 		return -EIO;
 	return 0;
 }
@@ -894,6 +914,10 @@ int network_wire_start(struct network *n, const char *session_dir)
 	 * namespace), then the helper's fork. */
 	if (n->mode == NET_OPEN && (r = start_engine(n, session_dir)) < 0)
 		return r;
+	if (!needs_sockets_inside(n)) {
+		n->wire_started = true;
+		return 0;
+	}
 	return join_and_wire(n, session_dir, 0, n->spawn_netns_fd);
 }
 
@@ -963,6 +987,10 @@ void network_stop(struct network *n)
 	if (n->spawn_netns_fd >= 0) {
 		close(n->spawn_netns_fd);
 		n->spawn_netns_fd = -1;
+	}
+	if (n->route_fd >= 0) {
+		close(n->route_fd);
+		n->route_fd = -1;
 	}
 	if (n->ca_fd >= 0) {
 		close(n->ca_fd);

@@ -48,6 +48,8 @@ struct network {
 	bool made_at_spawn; /* ...made as the core starts the backend's command in it */
 	bool wire_started;  /* network_wire_start ran */
 	int spawn_netns_fd; /* made_at_spawn: the namespace, from the spawn on */
+	int route_fd;       /* ...and a route socket made in it, where no helper
+	                     * joins it: its addresses for network.json */
 
 	int ca_fd;          /* the CA bundle file, exposed read-only inside */
 	char *ca_tmp_path;  /* until it moves into the session directory */

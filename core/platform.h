@@ -50,7 +50,9 @@ int platform_child_prepare(pid_t parent, const struct limits_set *limits, bool n
  * over `report` (fd_send, one byte). */
 struct netns_at_spawn {
 	int report;
-	bool tap; /* the open mode engine's persistent tap, made there too */
+	bool tap;   /* the open mode engine's persistent tap, made there too */
+	bool route; /* a route socket made there too, sent next (its addresses
+	             * for the record where no helper joins it) */
 };
 /* In that child: a new network namespace (unprivileged, owned by a new
  * user namespace with the ids mapped to themselves), loopback up, then `s`.
@@ -135,6 +137,8 @@ int platform_netns_listen(struct netns_link *l, uint16_t port);
 int platform_netns_connect(struct netns_link *l, uint16_t port);
 /* The namespace's addresses, "IFACE ADDR" per line (new string). */
 int platform_netns_describe(struct netns_link *l, char **out);
+/* The same for the namespace a route socket was made in, read over it. */
+int platform_route_describe(int route_sock, char **out);
 /* The namespace the helper joined (its fd, kept until detach), or -1. */
 int platform_netns_fd(const struct netns_link *l);
 /* Closes the request channel: the helper exits on its own, while the

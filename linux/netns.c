@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/if_tun.h>
+#include <linux/netlink.h>
 #include <linux/nsfs.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
@@ -80,32 +81,11 @@ static int make_socket(uint32_t op, uint16_t port)
 
 static char *describe_here(void)
 {
-	struct ifaddrs *ifa = NULL;
-	if (getifaddrs(&ifa) < 0)
+	_cleanup_close_ int sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	char *text = NULL;
+	if (sock < 0 || platform_route_describe(sock, &text) < 0)
 		return strdup("");
-	size_t cap = 1024, len = 0;
-	char *out = calloc(1, cap);
-	for (struct ifaddrs *i = ifa; out && i; i = i->ifa_next) {
-		if (!i->ifa_addr ||
-		    (i->ifa_addr->sa_family != AF_INET && i->ifa_addr->sa_family != AF_INET6))
-			continue;
-		char addr[INET6_ADDRSTRLEN] = "";
-		const void *src =
-		    i->ifa_addr->sa_family == AF_INET
-		        ? (const void *)&((struct sockaddr_in *)i->ifa_addr)->sin_addr
-		        : (const void *)&((struct sockaddr_in6 *)i->ifa_addr)->sin6_addr;
-		inet_ntop(i->ifa_addr->sa_family, src, addr, sizeof(addr));
-		if (len + strlen(i->ifa_name) + strlen(addr) + 4 >= cap) {
-			char *n = realloc(out, cap * 2);
-			if (!n)
-				break;
-			out = n;
-			cap *= 2;
-		}
-		len += (size_t)snprintf(out + len, cap - len, "%s %s\n", i->ifa_name, addr);
-	}
-	freeifaddrs(ifa);
-	return out;
+	return text;
 }
 
 /* A persistent tap device `name`: an engine that opens it by name only
@@ -542,6 +522,14 @@ int platform_child_new_netns(const struct netns_at_spawn *s)
 		r = fd_send(s->report, &iov, 1, fd);
 	if (fd >= 0)
 		close(fd);
+	if (r == 0 && s->route) {
+		/* None made: the record goes without the addresses. */
+		int sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+		struct iovec rt = {(void *)"R", 1};
+		r = fd_send(s->report, &rt, 1, sock);
+		if (sock >= 0)
+			close(sock);
+	}
 	return r;
 }
 

@@ -206,6 +206,13 @@ int platform_netns_describe(struct netns_link *l, char **out)
 	return -EOPNOTSUPP;
 }
 
+int platform_route_describe(int route_sock, char **out)
+{
+	(void)route_sock;
+	(void)out;
+	return -EOPNOTSUPP;
+}
+
 int platform_netns_fd(const struct netns_link *l)
 {
 	(void)l;

@@ -72,9 +72,24 @@ session() {
         fi
     done
     ok $([ -z "$ns_held" ]; echo $?) "$mode: bubblewrap and the agent hold no namespace descriptor${ns_held:+ (held:$ns_held)}"
+    # Nor a route socket of the sandbox's namespace (made with it for
+    # network.json's addresses where no helper joins it): whoever holds one
+    # made by its owner can reconfigure that network.
+    local nl_held="" ino
+    for p in $procs; do
+        case $(cat /proc/"$p"/comm 2>/dev/null) in bwrap | bash | sleep) ;; *) continue ;; esac
+        for ino in $(fd_report "$p" | sed -n 's/.*-> socket:\[\([0-9]*\)\]$/\1/p'); do
+            awk -v i="$ino" 'NR > 1 && $NF == i { f = 1 } END { exit !f }' /proc/"$p"/net/netlink 2>/dev/null &&
+                nl_held="$nl_held $p($(cat /proc/"$p"/comm)):socket:[$ino]"
+        done
+    done
+    ok $([ -z "$nl_held" ]; echo $?) "$mode: bubblewrap and the agent hold no netlink socket of the namespace${nl_held:+ (held:$nl_held)}"
     ok $([ -z "$leaks" ]; echo $?) "$mode: no process the launcher started holds the caller's fds or the session's files${leaks:+ (held:$leaks)}"
     for want in "$@"; do
-        ok $(grep -qw "$want" <<<"$names"; echo $?) "$mode: $want was among them"
+        case $want in
+        !*) ok $(! grep -qw "${want#!}" <<<"$names"; echo $?) "$mode: no ${want#!} among them" ;;
+        *) ok $(grep -qw "$want" <<<"$names"; echo $?) "$mode: $want was among them" ;;
+        esac
     done
     kill -TERM "$pid" 2>/dev/null
     wait "$pid" 2>/dev/null
@@ -98,8 +113,15 @@ session filtered "$TEST_TMP/filtered.cfg" bwrap agentsandbox-pr agentsandbox
 if command -v slirp4netns >/dev/null && { [ "$(id -u)" -eq 0 ] || [ -r /dev/net/tun ] && [ -w /dev/net/tun ]; }; then
     cat >"$TEST_TMP/open.cfg" <<'CFG'
 sandbox: { command = "bash"; };
+network: { host_ports = [ 5999 ]; };
 CFG
     session open "$TEST_TMP/open.cfg" bwrap slirp4netns agentsandbox
+    # Nothing to make inside (no host or published port): slirp4netns joins
+    # through descriptors, and no helper joins the namespace.
+    cat >"$TEST_TMP/open-plain.cfg" <<'CFG'
+sandbox: { command = "bash"; };
+CFG
+    session "open, no port" "$TEST_TMP/open-plain.cfg" bwrap slirp4netns '!agentsandbox'
 else
     skip "open mode: slirp4netns missing or /dev/net/tun not usable"
 fi

@@ -584,7 +584,27 @@ CFG
         skip "open: a failing engine (needs root for its stand-in)"
         skip "open: an engine that cannot be run (needs root for its stand-in)"
     fi
-    ok $(grep -q '"mode": "open"' "$s/network.json" && grep -q slirp4netns "$s/network.json" && grep -q tap0 "$s/network.json"; echo $?) "open: network.json records the engine and the addresses"
+    ok $(grep -q '"mode": "open"' "$s/network.json" && grep -q slirp4netns "$s/network.json" &&
+        grep -q '"addresses": \[.*"lo 127\.0\.0\.1".*"tap0 10\.0\.2\.100"' "$s/network.json"; echo $?) \
+        "open: network.json records the engine and the addresses"
+    # Nothing to make inside (no host or published port): no helper joins
+    # the namespace; the addresses are read over a route socket made with
+    # it, and the sandbox's network is the same.
+    grep -v host_ports "$TEST_TMP/open.cfg" >"$TEST_TMP/open-plain.cfg"
+    out=$(asb -c "$TEST_TMP/open-plain.cfg" -- -c "grep -c '^tap0	00000000	0202000A' /proc/net/route; grep -c '^nameserver 10.0.2.3' /etc/resolv.conf" 2>&1 | tr '\n' ' ')
+    s=$(sessions | tail -1)
+    ok $([ "$out" = "1 1 " ] &&
+        grep -q '"addresses": \[.*"lo 127\.0\.0\.1".*"tap0 10\.0\.2\.100"' "$s/network.json" &&
+        grep -q '"host_ports": \[\]' "$s/network.json"; echo $?) \
+        "open without ports: the route, the resolver, and network.json's addresses read over the route socket ($out)"
+    if [ -n "$TESTHOST" ]; then
+        ok $([ "$(asb -c "$TEST_TMP/open-plain.cfg" -- -c "curl -sS -m 10 -o /dev/null -w '%{http_code}' http://$TESTHOST:$TESTPORT/")" = 200 ]; echo $?) "open without ports: the test host $TESTHOST is reachable"
+    else
+        skip "open without ports: no test host address on this machine"
+    fi
+    in_open_plain() { asb -c "$TEST_TMP/open-plain.cfg" -- -c "$1"; }
+    check_fails "open without ports: host loopback services are not reachable through the gateway" -- in_open_plain "curl -sS -m 5 http://10.0.2.2:$OTHER/"
+    check_probe_ns "open without ports" in_open_plain
     # Which slirp4netns runs is the build's pin (-Dslirp4netns, as the Nix
     # package sets it) or the first in the fixed system directories: never
     # one that the caller's PATH puts first.
