@@ -784,6 +784,9 @@ static void kill_sandbox(struct launch *l)
 		kill(l->sandbox_pid, SIGKILL);
 	child_stop(&l->spawned, SIGKILL, 1000);
 	await_sandbox_gone(l, 2000);
+	/* Killed before it said which pid its sandbox has, the backend's
+	 * process may have left that pid 1 to us, still setting up. */
+	platform_kill_adopted_sandboxes();
 }
 
 static void backend_cleanup(struct launch *l)

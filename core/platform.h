@@ -69,6 +69,10 @@ void platform_harden_self(void);
  * that started it is gone) become the launcher's children, so that it can
  * wait for them before it returns: where the platform can. */
 void platform_adopt_orphans(void);
+/* Kill and reap those orphans that are a pid namespace's first process: a
+ * sandbox's pid 1 whose backend process died before it said which pid that
+ * was (a launch that fails as the sandbox starts). */
+void platform_kill_adopted_sandboxes(void);
 /* Has the agent stopped itself (job control: Ctrl-Z in a raw-mode TUI
  * sends SIGTSTP to itself alone)? `pid` is the sandbox's process (the
  * backend's sandbox_started pid): 1 when it is stopped, or when it has

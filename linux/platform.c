@@ -111,6 +111,50 @@ void platform_adopt_orphans(void)
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
+/* How many pid namespaces deep `pid` is, seen from this one ("self" for
+ * this process): the fields of its NSpid line; 0 when it cannot be read. */
+static int pidns_depth(const char *pid)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	_cleanup_free_ char *text = NULL;
+	if (read_file(path, &text, NULL) < 0)
+		return 0;
+	const char *line = strstr(text, "\nNSpid:");
+	if (!line)
+		return 0;
+	int depth = 0;
+	for (const char *p = line + strlen("\nNSpid:"); *p && *p != '\n';) {
+		while (*p == ' ' || *p == '\t')
+			p++;
+		if (*p < '0' || *p > '9')
+			break;
+		depth++;
+		while (*p >= '0' && *p <= '9')
+			p++;
+	}
+	return depth;
+}
+
+void platform_kill_adopted_sandboxes(void)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
+	_cleanup_free_ char *list = NULL;
+	int own = pidns_depth("self");
+	if (own <= 0 || read_file(path, &list, NULL) < 0)
+		return;
+	char *save = NULL;
+	for (char *pid = strtok_r(list, " \n", &save); pid; pid = strtok_r(NULL, " \n", &save)) {
+		/* The proxy, the engine and the helper are in this namespace. */
+		if (pidns_depth(pid) <= own)
+			continue;
+		struct child c;
+		child_track(&c, (pid_t)atoi(pid));
+		child_stop(&c, SIGKILL, 2000);
+	}
+}
+
 /* close_range(2): Linux 5.9, CLOSE_RANGE_CLOEXEC from 5.11; ENOSYS or EINVAL
  * before, and the callers walk the descriptors instead. */
 #ifndef CLOSE_RANGE_CLOEXEC

@@ -104,6 +104,11 @@ void platform_adopt_orphans(void)
 	/* No portable way: a killed sandbox may still be ending on return. */
 }
 
+void platform_kill_adopted_sandboxes(void)
+{
+	/* Nothing is adopted here (platform_adopt_orphans). */
+}
+
 int platform_pin_path(const char *path, char *real, struct stat *st, int *out)
 {
 	if (!realpath(path, real))

@@ -290,6 +290,46 @@ ok $([ $rc -eq 125 ] && grep -q "the filtering proxy closed its ready pipe witho
     [ ! -e ran.txt ] && [ $left = 1 ] && [ $secs -le 10 ]; echo $?) \
     "a proxy that closes its ready pipe and stays: said so within ${secs}s, and it is not left running ($rc: $err)"
 
+# A sandbox that fails as it starts, its backend's process killed before it
+# said which pid its pid 1 has: that pid 1, orphaned mid-set-up (bubblewrap
+# sets --die-with-parent in it only after its clone), is the launcher's
+# child then, and must not outlive the launch. A stand-in bubblewrap (bound
+# over the real one in a mount namespace of its own, so root only) makes a
+# process that is a new pid namespace's first, closes the info pipe without
+# a word and waits to be killed.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+    cat >"$TEST_TMP/fake-bwrap" <<PY
+#!/usr/bin/python3
+import ctypes, os, sys, time
+if "--version" in sys.argv:
+    print("bubblewrap 0.8.0")
+    sys.exit(0)
+if ctypes.CDLL(None, use_errno=True).unshare(0x20000000) != 0:  # CLONE_NEWPID
+    sys.exit(99)
+if os.fork() == 0:
+    os.closerange(3, 65536)
+    os.execv("/bin/sleep", ["asb-fake-pid1-$$", "300"])
+os.closerange(3, 65536)
+time.sleep(300)
+PY
+    chmod 755 "$TEST_TMP/fake-bwrap"
+    # Into a file: a process left behind would hold a pipe open.
+    unshare -m --propagation private sh -c '
+        mount --bind "$1" "$(command -v bwrap)" || exit 99
+        shift
+        "$@" -- -c "touch ran.txt" 2>&1; echo "code=$?"' \
+        sh "$TEST_TMP/fake-bwrap" "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/filtered.cfg" \
+        >"$TEST_TMP/fake-bwrap.out" </dev/null
+    out=$(cat "$TEST_TMP/fake-bwrap.out")
+    left=0
+    none_left "asb-fake-pid1-$$" && left=1
+    ok $(grep -q '^code=125$' <<<"$out" && [ $left = 1 ] && [ ! -e ran.txt ]; echo $?) \
+        "a sandbox whose backend dies before naming its pid 1: that pid 1 is killed too ($(head -1 <<<"$out"))"
+    pkill -KILL -f "asb-fake-pid1-$$" 2>/dev/null
+else
+    skip "a sandbox whose backend dies before naming its pid 1 (needs root for its stand-in)"
+fi
+
 # The proxy starts early, while the launch is still planned (launch.log has
 # it before the plugins' plans), and a launch that fails after it (here: a
 # published port in use) stops it, and leaves no process, no session and no
