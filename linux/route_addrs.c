@@ -28,26 +28,8 @@ struct link_name {
 struct dump {
 	struct link_name links[MAX_LINKS];
 	size_t n_links;
-	char *text;
-	size_t len, cap;
+	FILE *text; /* open_memstream */
 };
-
-static int append(struct dump *d, const char *name, const char *addr)
-{
-	size_t need = strlen(name) + strlen(addr) + 2;
-	if (d->len + need + 1 > d->cap) {
-		size_t cap = d->cap ? d->cap * 2 : 256;
-		while (cap < d->len + need + 1)
-			cap *= 2;
-		char *t = realloc(d->text, cap);
-		if (!t)
-			return -ENOMEM;
-		d->text = t;
-		d->cap = cap;
-	}
-	d->len += (size_t)snprintf(d->text + d->len, d->cap - d->len, "%s %s\n", name, addr);
-	return 0;
-}
 
 static void on_link(struct dump *d, const struct nlmsghdr *h)
 {
@@ -95,7 +77,7 @@ static int on_addr(struct dump *d, const struct nlmsghdr *h)
 		snprintf(index, sizeof(index), "if%u", ifa->ifa_index);
 		name = index;
 	}
-	return append(d, name, text);
+	return fprintf(d->text, "%s %s\n", name, text) < 0 ? -ENOMEM : 0;
 }
 
 /* One dump request (RTM_GETLINK or RTM_GETADDR), its answers handled. */
@@ -144,16 +126,20 @@ static int dump(int sock, uint16_t type, uint32_t seq, struct dump *d)
 
 int platform_route_describe(int route_sock, char **out)
 {
-	struct dump d = {0};
+	char *text = NULL;
+	size_t len = 0;
+	struct dump d = {.text = open_memstream(&text, &len)};
+	if (!d.text)
+		return -ENOMEM;
 	int r = dump(route_sock, RTM_GETLINK, 1, &d);
 	if (r == 0)
 		r = dump(route_sock, RTM_GETADDR, 2, &d);
-	if (r == 0 && !d.text && !(d.text = strdup("")))
+	if (fclose(d.text) != 0 && r == 0)
 		r = -ENOMEM;
 	if (r < 0) {
-		free(d.text);
+		free(text);
 		return r;
 	}
-	*out = d.text;
+	*out = text;
 	return 0;
 }
