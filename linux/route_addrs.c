@@ -102,7 +102,7 @@ static int dump(int sock, uint16_t type, uint32_t seq, struct dump *d)
 			return -errno;
 		if (n == 0)
 			return -EIO;
-		int left = (int)n;
+		unsigned int left = (unsigned int)n;
 		for (const struct nlmsghdr *h = (const struct nlmsghdr *)buf; NLMSG_OK(h, left);
 		     h = NLMSG_NEXT(h, left)) {
 			if (h->nlmsg_seq != seq)
