@@ -111,14 +111,20 @@ void platform_adopt_orphans(void)
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-/* How many pid namespaces deep `pid` is, seen from this one ("self" for
- * this process): the fields of its NSpid line; 0 when it cannot be read. */
-static int pidns_depth(const char *pid)
+/* /proc/PID/NAME, whole (NUL-terminated). */
+static int read_proc(long pid, const char *name, char **out)
 {
 	char path[64];
-	snprintf(path, sizeof(path), "/proc/%s/status", pid);
+	snprintf(path, sizeof(path), "/proc/%ld/%s", pid, name);
+	return read_file(path, out, NULL);
+}
+
+/* How many pid namespaces deep `pid` is, seen from this one: the fields of
+ * its NSpid line; 0 when it cannot be read. */
+static int pidns_depth(long pid)
+{
 	_cleanup_free_ char *text = NULL;
-	if (read_file(path, &text, NULL) < 0)
+	if (read_proc(pid, "status", &text) < 0)
 		return 0;
 	const char *line = strstr(text, "\nNSpid:");
 	if (!line)
@@ -141,16 +147,17 @@ void platform_kill_adopted_sandboxes(void)
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/self/task/%d/children", (int)getpid());
 	_cleanup_free_ char *list = NULL;
-	int own = pidns_depth("self");
+	int own = pidns_depth(getpid());
 	if (own <= 0 || read_file(path, &list, NULL) < 0)
 		return;
 	char *save = NULL;
-	for (char *pid = strtok_r(list, " \n", &save); pid; pid = strtok_r(NULL, " \n", &save)) {
+	for (char *tok = strtok_r(list, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		long pid = strtol(tok, NULL, 10);
 		/* The proxy, the engine and the helper are in this namespace. */
-		if (pidns_depth(pid) <= own)
+		if (pid <= 0 || pidns_depth(pid) <= own)
 			continue;
 		struct child c;
-		child_track(&c, (pid_t)atoi(pid));
+		child_track(&c, (pid_t)pid);
 		child_stop(&c, SIGKILL, 2000);
 	}
 }
@@ -348,10 +355,8 @@ int platform_hardening_plan(struct plan *plan, const struct hardening_intent *h,
 /* The state field of /proc/PID/stat ('T', 't': stopped), after the last ')'. */
 static int proc_state(long pid)
 {
-	char path[64];
-	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 	_cleanup_free_ char *stat = NULL;
-	if (read_file(path, &stat, NULL) < 0)
+	if (read_proc(pid, "stat", &stat) < 0)
 		return 0;
 	const char *rp = strrchr(stat, ')');
 	return rp && rp[1] == ' ' ? rp[2] : 0;
