@@ -497,7 +497,9 @@ static void emit_entry(struct gen *g, uint32_t i)
 	case ASB_ENTRY_FILE:
 	case ASB_ENTRY_SYMLINK:
 		if (p->xlat[i]) {
-			deny(g, dest, false, C_ALL);
+			/* Nothing is below a file: what the host has below its
+			 * path stays hidden, as under a mount of it. */
+			deny(g, dest, e->type == ASB_ENTRY_FILE, C_ALL);
 			comment(g, "   made in a private directory (below)");
 		} else {
 			comment(g, "   already so on the host");

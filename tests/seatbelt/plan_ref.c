@@ -104,7 +104,9 @@ static bool covers(const struct sbpl_input *in, uint32_t i, const char *path)
 		return false;
 	char dest[2048];
 	canon(d, dest, sizeof(dest));
-	if (e->type == ASB_ENTRY_EPHEMERAL || (e->flags & ASB_ENTRY_F_DIR))
+	/* Nothing is below a generated file (the core clears its F_DIR). */
+	if (e->type == ASB_ENTRY_EPHEMERAL || e->type == ASB_ENTRY_FILE ||
+	    (e->flags & ASB_ENTRY_F_DIR))
 		return within(path, dest);
 	if (e->type == ASB_ENTRY_SYMLINK &&
 	    !(in->entry_state && (in->entry_state[i] & SBPL_ST_AS_IS)))

@@ -577,6 +577,21 @@ static void sealed_and_refused(void **state)
 	built_free(&B);
 	fx_free(&fx);
 
+	/* Nothing is below a generated file, even where a later entry gives
+	 * the host's directory above it back (a case the fuzzer found). */
+	fx_init(&fx, "t");
+	fx_add(&fx, ASB_ENTRY_EPHEMERAL, ASB_ENTRY_F_DIR, NULL, "/private/tmp", 0, "core");
+	fx_add(&fx, ASB_ENTRY_WRITE, ASB_ENTRY_F_DIR, "/private/tmp", NULL, SBPL_ST_EXISTS,
+	       "config");
+	fx_add(&fx, ASB_ENTRY_FILE, 0, NULL, "/private/tmp/a/b", 0, "plugin");
+	build();
+	assert_int_equal(READ("/private/tmp/a/b"), 0);
+	assert_int_equal(READ("/private/tmp/a/b/c"), 0);
+	assert_int_equal(CREATE("/private/tmp/a/b/c"), 0);
+	assert_int_equal(READ("/private/tmp/a/c"), 1);
+	built_free(&B);
+	fx_free(&fx);
+
 	fx_init(&fx, "t");
 	fx_add(&fx, ASB_ENTRY_FILE, 0, NULL, "/etc/resolv.conf", 0, "network");
 	why[0] = '\0';
