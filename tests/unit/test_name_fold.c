@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* common/name_fold.c: which spellings a case-insensitive file system takes
+ * for one another, and which listed entry is the object a name resolves
+ * to. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "name_fold.h"
+#include "unit_tmp.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void folds(void **state)
+{
+	(void)state;
+	assert_true(name_folds_equal(".vscode", ".vscode"));
+	assert_true(name_folds_equal(".VSCode", ".vscode"));
+	assert_true(name_folds_equal(".vscode", ".VSCODE"));
+	assert_true(name_folds_equal(".v\xc5\xbf"
+	                             "code",
+	                             ".vscode")); /* U+017F */
+	assert_true(name_folds_equal(".v\xc5\xbf"
+	                             "code",
+	                             ".V\xc5\xbf"
+	                             "CODE"));
+	assert_true(name_folds_equal("\xe2\x84\xaa"
+	                             "eychains",
+	                             "keychains")); /* U+212A */
+	assert_true(name_folds_equal("", ""));
+	assert_false(name_folds_equal(".vscode", ".vscod"));
+	assert_false(name_folds_equal(".vscod", ".vscode"));
+	assert_false(name_folds_equal(".vscode", ".vscodf"));
+	assert_false(name_folds_equal(".vscode", ".vscode "));
+	/* Only ASCII letters fold: not '[' onto '{' (0x5b, 0x7b), not é onto É. */
+	assert_false(name_folds_equal("[", "{"));
+	assert_false(name_folds_equal("\xc3\xa9", "\xc3\x89"));
+	/* A truncated sequence is bytes, not a letter. */
+	assert_false(name_folds_equal("\xc5", "s"));
+	assert_false(name_folds_equal("\xe2\x84", "k"));
+	/* Folded, as snprintf writes. */
+	char out[16];
+	assert_int_equal(name_fold(".V\xc5\xbf"
+	                           "Code",
+	                           out, sizeof(out)),
+	                 7);
+	assert_string_equal(out, ".vscode");
+	assert_int_equal(name_fold("\xe2\x84\xaa"
+	                           "EY",
+	                           out, 3),
+	                 3);
+	assert_string_equal(out, "ke");
+	assert_int_equal(name_fold("abc", NULL, 0), 3);
+}
+
+static void resolves(void **state)
+{
+	(void)state;
+	char p[512];
+	/* The same bytes: always (nothing is looked up). */
+	assert_true(name_resolves_to(-1, tmp, ".git", ".git"));
+	/* A fold of the name that is another object, or none: not it (this
+	 * file system tells the two spellings apart). */
+	snprintf(p, sizeof(p), "%s/.GIT", tmp);
+	assert_int_equal(mkdir(p, 0700), 0);
+	assert_false(name_resolves_to(-1, tmp, ".GIT", ".git"));
+	snprintf(p, sizeof(p), "%s/.git", tmp);
+	assert_int_equal(mkdir(p, 0700), 0);
+	assert_false(name_resolves_to(-1, tmp, ".GIT", ".git"));
+	/* The same object under both spellings (what a case-insensitive file
+	 * system shows; here a hard link): it, by path and by descriptor. */
+	snprintf(p, sizeof(p), "%s/.envrc", tmp);
+	int fd = open(p, O_CREAT | O_WRONLY | O_CLOEXEC, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	char q[512];
+	snprintf(q, sizeof(q), "%s/.ENVRC", tmp);
+	assert_int_equal(link(p, q), 0);
+	assert_true(name_resolves_to(-1, tmp, ".ENVRC", ".envrc"));
+	int dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	assert_true(dfd >= 0);
+	assert_true(name_resolves_to(dfd, NULL, ".ENVRC", ".envrc"));
+	/* Not a fold, whatever the object. */
+	snprintf(q, sizeof(q), "%s/other", tmp);
+	assert_int_equal(link(p, q), 0);
+	assert_false(name_resolves_to(dfd, NULL, "other", ".envrc"));
+	close(dfd);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(folds),
+	    cmocka_unit_test_setup_teardown(resolves, setup, teardown),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
