@@ -23,6 +23,7 @@
 #include <sys/vfs.h>
 #endif
 
+#include "name_fold.h"
 #include "util.h"
 
 /* Directories scanned only after everything else (they rarely hold repos). */
@@ -687,17 +688,19 @@ static int scan_one(struct scan *s, const char *path, unsigned depth, struct que
 				continue;
 			t = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
 		}
-		if (strcmp(n, ".git") == 0) {
+		/* As git finds them: on a case-insensitive file system ".GIT"
+		 * is the .git it opens (name_fold.h). */
+		if (name_resolves_to(dfd, path, n, ".git")) {
 			has_git = true;
 			continue;
 		}
-		if (t == DT_REG && strcmp(n, "HEAD") == 0)
+		if (t == DT_REG && name_resolves_to(dfd, path, n, "HEAD"))
 			has_head = true;
 		if (t != DT_DIR)
 			continue;
-		if (strcmp(n, "objects") == 0)
+		if (name_resolves_to(dfd, path, n, "objects"))
 			has_objects = true;
-		else if (strcmp(n, "refs") == 0)
+		else if (name_resolves_to(dfd, path, n, "refs"))
 			has_refs = true;
 		char *sub = strdup(n);
 		if (!sub || (ret = queue_push(&subs, sub, 0)) < 0) {

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "name_fold.h"
 #include "util.h"
 
 /* Not walked into: dependencies and build output (nobody opens a package
@@ -21,12 +23,20 @@ static const char *const skipped[] = {
     "__pycache__", ".cache",       ".tox",   ".gradle", ".mypy_cache", NULL,
 };
 
+/* A first component folded (name_fold.h): how a case-insensitive volume
+ * may list it. */
+struct folded_first {
+	char *key;
+	const char *first;
+};
+
 struct walk {
 	const struct pf_options *o;
 	struct pf_result *r;
 	const struct pf_root *root;
-	const struct strv *firsts; /* the list's first components, sorted */
-	uint64_t first_bytes[4];   /* the bytes they start with, a bit each */
+	const struct strv *firsts;         /* the list's first components, sorted */
+	const struct folded_first *folded; /* the same folded, sorted by key */
+	uint64_t first_bytes[4];           /* the bytes they start with, a bit each */
 };
 
 static void note_byte(uint64_t set[4], unsigned char c)
@@ -150,18 +160,23 @@ static bool left_writable_below(const struct pf_options *o, const char *parent)
 	return false;
 }
 
-/* One list entry in the directory `dir` (relative to the root). */
-static int check_entry(struct walk *w, const char *dir, const struct pf_entry *e, bool at_root)
+/* One list entry in the directory `dir` (relative to the root), its first
+ * component spelled as the directory lists it (`listed`; NULL: as the list
+ * does). */
+static int check_entry(struct walk *w, const char *dir, const struct pf_entry *e, bool at_root,
+                       const char *listed)
 {
-	_cleanup_free_ char *rel = dir[0] ? path_join(dir, e->path) : strdup(e->path);
+	_cleanup_free_ char *path =
+	    listed ? str_printf("%s%s", listed, e->path + strcspn(e->path, "/")) : strdup(e->path);
+	_cleanup_free_ char *rel = !path ? NULL : dir[0] ? path_join(dir, path) : strdup(path);
 	_cleanup_free_ char *host = rel ? at(w->root->host, rel) : NULL;
 	if (!host)
 		return -ENOMEM;
-	const char *slash = strchr(e->path, '/');
+	const char *slash = strchr(path, '/');
 	_cleanup_free_ char *parent_rel = NULL;
 	if (slash) {
 		/* An entry one level down (.claude/settings.json): its parent first. */
-		_cleanup_free_ char *top = strndup(e->path, (size_t)(slash - e->path));
+		_cleanup_free_ char *top = strndup(path, (size_t)(slash - path));
 		if (top)
 			parent_rel = dir[0] ? path_join(dir, top) : strdup(top);
 		_cleanup_free_ char *parent_host =
@@ -181,7 +196,10 @@ static int check_entry(struct walk *w, const char *dir, const struct pf_entry *e
 				return 0;
 			/* Nothing under it left writable: one mask covers all of it.
 			 * Else it is made (and pinned) so that each can be masked. */
-			if (!left_writable_below(w->o, top))
+			_cleanup_free_ char *first = strndup(e->path, strcspn(e->path, "/"));
+			if (!first)
+				return -ENOMEM;
+			if (!left_writable_below(w->o, first))
 				return add(w, PF_OP_MASK_DIR, parent_rel, e, 1);
 			int ret = add(w, PF_OP_MKDIR_PIN, parent_rel, NULL, 1);
 			return ret < 0
@@ -227,10 +245,38 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
+static int cmp_folded(const void *a, const void *b)
+{
+	return strcmp(((const struct folded_first *)a)->key, ((const struct folded_first *)b)->key);
+}
+
 /* Does `name` start a list entry ("x" or "x/...")? */
 static bool starts_entry(const struct pf_entry *e, const char *name, size_t n)
 {
 	return strncmp(e->path, name, n) == 0 && (e->path[n] == '\0' || e->path[n] == '/');
+}
+
+/* The list's first component that the entry `n` of the directory (fd, or
+ * host where fd < 0) is: that spelling, or one a case-insensitive file
+ * system takes for it (name_fold.h); NULL if none. */
+static const char *first_listed_as(const struct walk *w, int fd, const char *host, const char *n)
+{
+	const char *const *hit = bsearch(&n, w->firsts->v, w->firsts->n, sizeof(char *), cmp_str);
+	if (hit)
+		return *hit;
+	char key[NAME_MAX + 1];
+	if (name_fold(n, key, sizeof(key)) >= sizeof(key))
+		return NULL;
+	size_t nf = w->firsts->n;
+	const struct folded_first k = {.key = key};
+	const struct folded_first *f = bsearch(&k, w->folded, nf, sizeof(k), cmp_folded);
+	/* Two of the list's may fold alike (extras): each one. */
+	while (f && f > w->folded && strcmp(f[-1].key, key) == 0)
+		f--;
+	for (; f && f < w->folded + nf && strcmp(f->key, key) == 0; f++)
+		if (name_resolves_to(fd, host, n, f->first))
+			return f->first;
+	return NULL;
 }
 
 /* The entries a directory holds (read once: one lstat per entry found, not
@@ -257,14 +303,18 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 	int ret = 0;
 	w->r->dirs_scanned++;
 	bool at_root = it->rel[0] == '\0' && w->root->workspace;
-	struct strv found = {0};
+	/* The list's first components here, and how the listing spells each. */
+	struct strv found = {0}, spelled = {0};
 	for (size_t i = 0; ret >= 0 && i < l.n; i++) {
 		const char *n = dirlist_name(&l, i);
 		/* Most names are not on the list: their first byte, or one binary
 		 * search, says so. */
-		if (has_byte(w->first_bytes, (unsigned char)n[0]) &&
-		    bsearch(&n, w->firsts->v, w->firsts->n, sizeof(char *), cmp_str)) {
-			ret = strv_push(&found, n);
+		const char *first = has_byte(w->first_bytes, (unsigned char)n[0])
+		                        ? first_listed_as(w, fd, host, n)
+		                        : NULL;
+		if (first) {
+			if ((ret = strv_push(&found, first)) >= 0)
+				ret = strv_push(&spelled, n);
 			continue; /* protected whole, or holds what is: not walked */
 		}
 		unsigned char t = l.types[i];
@@ -290,16 +340,20 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 		(*q)[(*qn)++] = (struct qitem){rel, it->depth + 1};
 	}
 	dirlist_release(&l);
-	/* Each entry whose name is here; at the workspace root every entry
-	 * (a missing one is masked). */
+	/* Each entry whose name is here, as spelled here; at the workspace root
+	 * every entry (a missing one is masked). */
 	for (const struct pf_entry *e = w->o->list; e->path && ret >= 0; e++) {
 		bool here = false;
-		for (size_t i = 0; i < found.n && !here; i++)
-			here = starts_entry(e, found.v[i], strlen(found.v[i]));
-		if (here || at_root)
-			ret = check_entry(w, it->rel, e, at_root);
+		for (size_t i = 0; i < found.n && ret >= 0; i++)
+			if (starts_entry(e, found.v[i], strlen(found.v[i]))) {
+				here = true;
+				ret = check_entry(w, it->rel, e, at_root, spelled.v[i]);
+			}
+		if (!here && at_root && ret >= 0)
+			ret = check_entry(w, it->rel, e, at_root, NULL);
 	}
 	strv_clear(&found);
+	strv_clear(&spelled);
 	return ret;
 }
 
@@ -353,6 +407,19 @@ int pf_scan(const struct pf_options *o, struct pf_result *out)
 	}
 	if (firsts.n > 1)
 		qsort(firsts.v, firsts.n, sizeof(char *), cmp_str);
+	struct folded_first *folded = ret >= 0 ? calloc(firsts.n + 1, sizeof(*folded)) : NULL;
+	if (ret >= 0 && !folded)
+		ret = -ENOMEM;
+	for (size_t f = 0; ret >= 0 && f < firsts.n; f++) {
+		size_t len = name_fold(firsts.v[f], NULL, 0);
+		folded[f] = (struct folded_first){.key = malloc(len + 1), .first = firsts.v[f]};
+		if (!folded[f].key)
+			ret = -ENOMEM;
+		else
+			name_fold(firsts.v[f], folded[f].key, len + 1);
+	}
+	if (ret >= 0 && firsts.n > 1)
+		qsort(folded, firsts.n, sizeof(*folded), cmp_folded);
 	for (size_t i = 0; i < o->n_roots && ret >= 0; i++) {
 		/* A root inside another is walked with it. */
 		bool nested = false;
@@ -362,11 +429,24 @@ int pf_scan(const struct pf_options *o, struct pf_result *out)
 				nested = true;
 		if (nested)
 			continue;
-		struct walk w = {.o = o, .r = out, .root = &o->roots[i], .firsts = &firsts};
-		for (size_t f = 0; f < firsts.n; f++)
-			note_byte(w.first_bytes, (unsigned char)firsts.v[f][0]);
+		struct walk w = {
+		    .o = o, .r = out, .root = &o->roots[i], .firsts = &firsts, .folded = folded};
+		for (size_t f = 0; f < firsts.n; f++) {
+			/* And what a case-insensitive file system takes for it. */
+			unsigned char c = (unsigned char)firsts.v[f][0];
+			note_byte(w.first_bytes, c);
+			if ((c | 32) >= 'a' && (c | 32) <= 'z')
+				note_byte(w.first_bytes, c ^ 32);
+			if ((c | 32) == 's')
+				note_byte(w.first_bytes, 0xc5);
+			if ((c | 32) == 'k')
+				note_byte(w.first_bytes, 0xe2);
+		}
 		ret = walk_root(&w);
 	}
+	for (size_t f = 0; folded && f < firsts.n; f++)
+		free(folded[f].key);
+	free(folded);
 	strv_clear(&firsts);
 	if (ret < 0) {
 		char *err = TAKE_PTR(out->error_path);

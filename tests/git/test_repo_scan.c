@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "dirlist.h"
+#include "ci_lookup.h"
 #include "repo_scan.h"
 
 static char root[256];
@@ -406,6 +407,43 @@ static void test_audit_lists_new_gitdirs(void **state)
 	rs_result_free(&after);
 }
 
+/* A repository whose git dir is spelled ".GIT": on a case-insensitive
+ * volume (ci_lookup.h) git opens it as .git and runs its hooks, so it is
+ * protected as that repository's, found before the sandbox and after it.
+ * The same for a bare repository's OBJECTS. */
+static void test_case_insensitive_volume(void **state)
+{
+	sh(GIT "init -q ws && mkdir -p ws/a && " GIT "init -q ws/a/n && mv ws/a/n/.git ws/a/n/.GIT && "
+	       GIT "init -q --bare ws/b.git && mv ws/b.git/objects ws/b.git/OBJECTS");
+	struct rs_result r;
+	ci_lookup_root = root;
+	int ret = scan("ws", &r);
+	ci_lookup_root = NULL;
+	assert_int_equal(ret, 0);
+	assert_int_equal(r.n_repos, 3);
+	expect_gitdir_protected(&r, "ws/.git");
+	expect_gitdir_protected(&r, "ws/a/n/.git");
+	assert_true(rs_find_gitdir(&r, at("ws/b.git")) >= 0);
+	expect(&r, "ws/b.git/hooks", RS_BIND_RO, 0);
+	rs_result_free(&r);
+	struct rs_options o = {.workspace = at("ws"), .limits = big, .audit = 1};
+	ci_lookup_root = root;
+	ret = rs_scan(&o, &r);
+	ci_lookup_root = NULL;
+	assert_int_equal(ret, 0);
+	assert_true(rs_find_gitdir(&r, at("ws/a/n/.git")) >= 0);
+	rs_result_free(&r);
+
+	/* Here .GIT is a git dir like any other in the working area (a bare
+	 * repository's shape); OBJECTS makes none. */
+	assert_int_equal(scan("ws", &r), 0);
+	assert_int_equal(r.n_repos, 2);
+	assert_true(rs_find_gitdir(&r, at("ws/a/n/.GIT")) >= 0);
+	assert_true(rs_find_gitdir(&r, at("ws/a/n/.git")) < 0);
+	expect_none_under(&r, "ws/b.git");
+	rs_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -424,6 +462,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_heavy_dirs_last, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_kept_listings, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_audit_lists_new_gitdirs, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_case_insensitive_volume, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

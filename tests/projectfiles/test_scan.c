@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "ci_lookup.h"
 #include "scan.h"
 #include "util.h"
 
@@ -148,6 +149,55 @@ static void test_symlink_refused(void **state)
 	pf_result_free(&r);
 }
 
+/* A protected name in another spelling. On a case-insensitive volume
+ * (ci_lookup.h: macOS's default one, casefold directories) it is the entry
+ * its tool opens: protected as spelled, and a missing one at the root is
+ * not masked beside it. Where spellings differ it is another name: walked
+ * like any directory. */
+static void test_case_insensitive_volume(void **state)
+{
+	(void)state;
+	sh("mkdir -p ws/a/.VSCode ws/b/.Claude ws/d/.VSCode rw && echo x > ws/a/.VSCode/tasks.json && "
+	   "echo x > ws/a/.ENVRC && echo x > ws/b/.Claude/Settings.json && echo x > ws/.Mcp.json && "
+	   "echo x > ws/d/.VSCode/.envrc && mkdir -p \"ws/c/$(printf '.v\\305\\277code')\"");
+	static const char long_s[] = "ws/c/.v\xc5\xbf"
+	                             "code";
+	struct pf_result r;
+	ci_lookup_root = root;
+	int ret = scan(NULL, 0, &r);
+	ci_lookup_root = NULL;
+	assert_int_equal(ret, 0);
+	assert_int_equal(find(&r, "ws/a/.VSCode")->op, PF_OP_RO);
+	assert_int_equal(find(&r, "ws/a")->op, PF_OP_PIN);
+	assert_int_equal(find(&r, "ws/a/.ENVRC")->op, PF_OP_RO);
+	assert_int_equal(find(&r, long_s)->op, PF_OP_RO);
+	assert_int_equal(find(&r, "ws/b/.Claude/settings.json")->op, PF_OP_RO);
+	assert_int_equal(find(&r, "ws/b/.Claude")->op, PF_OP_PIN);
+	assert_int_equal(find(&r, "ws/.Mcp.json")->op, PF_OP_RO);
+	assert_null(find(&r, "ws/.mcp.json"));
+	assert_int_equal(find(&r, "ws/d/.VSCode")->op, PF_OP_RO); /* whole */
+	assert_null(find(&r, "ws/d/.VSCode/.envrc"));
+	pf_result_free(&r);
+	/* After exit, the same. */
+	ci_lookup_root = root;
+	ret = scan(NULL, 1, &r);
+	ci_lookup_root = NULL;
+	assert_int_equal(ret, 0);
+	assert_int_equal(find(&r, "ws/a/.VSCode")->op, PF_OP_RO);
+	pf_result_free(&r);
+
+	assert_int_equal(scan(NULL, 0, &r), 0);
+	assert_null(find(&r, "ws/a/.VSCode"));
+	assert_null(find(&r, "ws/a/.ENVRC"));
+	assert_null(find(&r, long_s));
+	assert_null(find(&r, "ws/b/.Claude/settings.json"));
+	assert_null(find(&r, "ws/.Mcp.json"));
+	assert_int_equal(find(&r, "ws/.mcp.json")->op, PF_OP_MASK_FILE);
+	assert_int_equal(find(&r, "ws/d/.VSCode")->op, PF_OP_PIN); /* walked */
+	assert_int_equal(find(&r, "ws/d/.VSCode/.envrc")->op, PF_OP_RO);
+	pf_result_free(&r);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -155,6 +205,7 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_wide_tree, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_missing_parent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_case_insensitive_volume, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
