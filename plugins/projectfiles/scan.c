@@ -307,8 +307,8 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 	struct strv found = {0}, spelled = {0};
 	for (size_t i = 0; ret >= 0 && i < l.n; i++) {
 		const char *n = dirlist_name(&l, i);
-		/* Most names are not on the list: their first byte, or one binary
-		 * search, says so. */
+		/* Most names are not on the list: their first byte, or a binary
+		 * search (as spelled, then folded), says so. */
 		const char *first = has_byte(w->first_bytes, (unsigned char)n[0])
 		                        ? first_listed_as(w, fd, host, n)
 		                        : NULL;
