@@ -46,6 +46,20 @@ static bool within(const char *path, const char *root)
 	return strncmp(path, root, n) == 0 && (path[n] == '\0' || path[n] == '/');
 }
 
+/* within(), ASCII letters in either case: a credential on the default,
+ * case-insensitive volume is the same directory in every spelling. */
+static bool fold_within(const char *path, const char *root)
+{
+	size_t n = strlen(root);
+	for (size_t i = 0; i < n; i++) {
+		int a = (unsigned char)path[i], b = (unsigned char)root[i];
+		if (!a ||
+		    (a >= 'A' && a <= 'Z' ? a + 32 : a) != (b >= 'A' && b <= 'Z' ? b + 32 : b))
+			return false;
+	}
+	return path[n] == '\0' || path[n] == '/';
+}
+
 static bool is_file_op(int op)
 {
 	return op >= REF_READ && op <= REF_EXEC;
@@ -196,14 +210,14 @@ int ref_file(const struct sbpl_input *in, const struct sbpl_layout *lay, const c
 		if (d != KEEP)
 			v = d;
 	}
-	/* Credentials: denied after everything, then what the plan names at or
-	 * below them applies again. */
+	/* Credentials, in every ASCII case: denied after everything, then what
+	 * the plan names at or below them applies again. */
 	char home[1100];
 	canon(in->home, home, sizeof(home));
 	for (const struct sbpl_credential *c = sbpl_credentials; c->rel; c++) {
 		char cred[2200];
 		snprintf(cred, sizeof(cred), "%s/%s", home, c->rel);
-		if (!within(path, cred))
+		if (!fold_within(path, cred))
 			continue;
 		v = 0;
 		for (uint32_t i = 0; i < in->n_entries; i++) {
@@ -213,7 +227,7 @@ int ref_file(const struct sbpl_input *in, const struct sbpl_layout *lay, const c
 			if (!d)
 				continue;
 			canon(d, dest, sizeof(dest));
-			if (!within(dest, cred) || !covers(in, i, path))
+			if (!fold_within(dest, cred) || !covers(in, i, path))
 				continue;
 			int r = entry_verdict(in, i, op, unix_ok);
 			if (r != KEEP)

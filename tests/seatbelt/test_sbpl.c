@@ -458,6 +458,21 @@ static void credential_declared_itself(void **state)
 	assert_true(ssh);
 	assert_true(gitconfig);
 	assert_true(ws);
+	built_free(&B);
+	fx_free(&fx);
+
+	/* Named in another case, before the ephemeral home (a case the fuzzer
+	 * found): on the default volume the same directory, so named by the
+	 * plan itself all the same. */
+	fx_init(&fx, "t");
+	fx_add(&fx, ASB_ENTRY_READ, ASB_ENTRY_F_DIR, FX_HOME "/.SSH", NULL, SBPL_ST_EXISTS,
+	       "sandbox.ro_dirs");
+	fx_home(&fx);
+	build();
+	assert_int_equal(READ(FX_HOME "/.SSH"), 1);
+	assert_int_equal(READ(FX_HOME "/.SSH/id_ed25519"), 1);
+	assert_int_equal(WRITE(FX_HOME "/.SSH/id_ed25519"), 0);
+	assert_int_equal(READ(FX_HOME "/.aws/credentials"), 0);
 }
 
 /* The plan spells one path two ways (the same file on a case-insensitive
