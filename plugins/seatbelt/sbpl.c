@@ -497,9 +497,10 @@ static void emit_entry(struct gen *g, uint32_t i)
 	case ASB_ENTRY_FILE:
 	case ASB_ENTRY_SYMLINK:
 		if (p->xlat[i]) {
-			/* Nothing is below a file: what the host has below its
-			 * path stays hidden, as under a mount of it. */
-			deny(g, dest, e->type == ASB_ENTRY_FILE, C_ALL);
+			/* Nothing of the host is below a file or a link placed
+			 * there: what the host has below its path stays hidden,
+			 * as under a mount of it. */
+			deny(g, dest, true, C_ALL);
 			comment(g, "   made in a private directory (below)");
 		} else {
 			comment(g, "   already so on the host");

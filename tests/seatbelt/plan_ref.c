@@ -118,13 +118,13 @@ static bool covers(const struct sbpl_input *in, uint32_t i, const char *path)
 		return false;
 	char dest[2048];
 	canon(d, dest, sizeof(dest));
-	/* Nothing is below a generated file (the core clears its F_DIR). */
-	if (e->type == ASB_ENTRY_EPHEMERAL || e->type == ASB_ENTRY_FILE ||
+	/* Nothing of the host is below a generated file (the core clears its
+	 * F_DIR) or a symlink made there (below it is the link's target). */
+	bool placed_link = e->type == ASB_ENTRY_SYMLINK &&
+	                   !(in->entry_state && (in->entry_state[i] & SBPL_ST_AS_IS));
+	if (e->type == ASB_ENTRY_EPHEMERAL || e->type == ASB_ENTRY_FILE || placed_link ||
 	    (e->flags & ASB_ENTRY_F_DIR))
 		return within(path, dest);
-	if (e->type == ASB_ENTRY_SYMLINK &&
-	    !(in->entry_state && (in->entry_state[i] & SBPL_ST_AS_IS)))
-		return strcmp(path, dest) == 0;
 	return strcmp(path, dest) == 0;
 }
 

@@ -592,17 +592,22 @@ static void sealed_and_refused(void **state)
 	built_free(&B);
 	fx_free(&fx);
 
-	/* Nothing is below a generated file, even where a later entry gives
-	 * the host's directory above it back (a case the fuzzer found). */
+	/* Nothing of the host is below a generated file, even where a later
+	 * entry gives the host's directory above it back (a case the fuzzer
+	 * found). */
 	fx_init(&fx, "t");
 	fx_add(&fx, ASB_ENTRY_EPHEMERAL, ASB_ENTRY_F_DIR, NULL, "/private/tmp", 0, "core");
 	fx_add(&fx, ASB_ENTRY_WRITE, ASB_ENTRY_F_DIR, "/private/tmp", NULL, SBPL_ST_EXISTS,
 	       "config");
 	fx_add(&fx, ASB_ENTRY_FILE, 0, NULL, "/private/tmp/a/b", 0, "plugin");
+	/* Nor of the host below a symlink made there (below it is its target). */
+	fx_add(&fx, ASB_ENTRY_SYMLINK, 0, "/usr/share", "/private/tmp/a/l", 0, "plugin");
 	build();
 	assert_int_equal(READ("/private/tmp/a/b"), 0);
 	assert_int_equal(READ("/private/tmp/a/b/c"), 0);
 	assert_int_equal(CREATE("/private/tmp/a/b/c"), 0);
+	assert_int_equal(READ("/private/tmp/a/l/c"), 0);
+	assert_int_equal(CREATE("/private/tmp/a/l/c"), 0);
 	assert_int_equal(READ("/private/tmp/a/c"), 1);
 	built_free(&B);
 	fx_free(&fx);
