@@ -413,8 +413,9 @@ static void test_audit_lists_new_gitdirs(void **state)
  * The same for a bare repository's OBJECTS. */
 static void test_case_insensitive_volume(void **state)
 {
-	sh(GIT "init -q ws && mkdir -p ws/a && " GIT "init -q ws/a/n && mv ws/a/n/.git ws/a/n/.GIT && "
-	       GIT "init -q --bare ws/b.git && mv ws/b.git/objects ws/b.git/OBJECTS");
+	sh(GIT "init -q ws && mkdir -p ws/a && " GIT
+	       "init -q ws/a/n && mv ws/a/n/.git ws/a/n/.GIT && " GIT
+	       "init -q --bare ws/b.git && mv ws/b.git/objects ws/b.git/OBJECTS");
 	struct rs_result r;
 	ci_lookup_root = root;
 	int ret = scan("ws", &r);

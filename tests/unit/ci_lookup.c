@@ -53,7 +53,8 @@ static int fold_path(int dfd, const char *path, char *out, size_t n)
 	int changed = 0;
 	char rest[sizeof(abs)];
 	snprintf(rest, sizeof(rest), "%s", abs + rl + 1);
-	for (char *save = NULL, *c = strtok_r(rest, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+	for (char *save = NULL, *c = strtok_r(rest, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
 		size_t used = strlen(out);
 		snprintf(out + used, n - used, "/%s", c);
 		struct stat st;
