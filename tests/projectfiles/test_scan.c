@@ -157,10 +157,9 @@ static void test_symlink_refused(void **state)
 static void test_case_insensitive_volume(void **state)
 {
 	(void)state;
-	sh("mkdir -p ws/a/.VSCode ws/b/.Claude ws/d/.VSCode rw && echo x > ws/a/.VSCode/tasks.json "
-	   "&& "
-	   "echo x > ws/a/.ENVRC && echo x > ws/b/.Claude/Settings.json && echo x > ws/.Mcp.json "
-	   "&& "
+	sh("mkdir -p ws/a/.VSCode ws/b/.Claude ws/d/.VSCode rw && "
+	   "echo x > ws/a/.VSCode/tasks.json && echo x > ws/a/.ENVRC && "
+	   "echo x > ws/b/.Claude/Settings.json && echo x > ws/.Mcp.json && "
 	   "echo x > ws/d/.VSCode/.envrc && mkdir -p \"ws/c/$(printf '.v\\305\\277code')\"");
 	static const char long_s[] = "ws/c/.v\xc5\xbf"
 	                             "code";
