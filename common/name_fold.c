@@ -47,6 +47,12 @@ size_t name_fold(const char *name, char *out, size_t size)
 	return n;
 }
 
+unsigned char name_fold_first(const char *name)
+{
+	const unsigned char *p = (const unsigned char *)name;
+	return (unsigned char)next_folded(&p);
+}
+
 bool name_resolves_to(int dfd, const char *dir, const char *listed, const char *name)
 {
 	if (strcmp(listed, name) == 0)

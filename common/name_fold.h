@@ -22,6 +22,10 @@ bool name_folds_equal(const char *a, const char *b);
  * length it needs, out truncated where that is `size` or more. */
 size_t name_fold(const char *name, char *out, size_t size);
 
+/* The first byte of name_fold(name): for a prefilter by first byte that
+ * spellings of one name all pass. */
+unsigned char name_fold_first(const char *name);
+
 /* Whether the entry `listed` of a directory is what `name` resolves to in
  * it: the same bytes, or a spelling that folds to it (above) and is the
  * same object (device and inode, no symlink followed). The directory is the

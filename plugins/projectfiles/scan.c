@@ -36,7 +36,7 @@ struct walk {
 	const struct pf_root *root;
 	const struct strv *firsts;         /* the list's first components, sorted */
 	const struct folded_first *folded; /* the same folded, sorted by key */
-	uint64_t first_bytes[4];           /* the bytes they start with, a bit each */
+	uint64_t first_bytes[4];           /* the bytes the keys start with, a bit each */
 };
 
 static void note_byte(uint64_t set[4], unsigned char c)
@@ -309,7 +309,7 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 		const char *n = dirlist_name(&l, i);
 		/* Most names are not on the list: their first byte, or a binary
 		 * search (as spelled, then folded), says so. */
-		const char *first = has_byte(w->first_bytes, (unsigned char)n[0])
+		const char *first = has_byte(w->first_bytes, name_fold_first(n))
 		                        ? first_listed_as(w, fd, host, n)
 		                        : NULL;
 		if (first) {
@@ -431,17 +431,8 @@ int pf_scan(const struct pf_options *o, struct pf_result *out)
 			continue;
 		struct walk w = {
 		    .o = o, .r = out, .root = &o->roots[i], .firsts = &firsts, .folded = folded};
-		for (size_t f = 0; f < firsts.n; f++) {
-			/* And what a case-insensitive file system takes for it. */
-			unsigned char c = (unsigned char)firsts.v[f][0];
-			note_byte(w.first_bytes, c);
-			if ((c | 32) >= 'a' && (c | 32) <= 'z')
-				note_byte(w.first_bytes, c ^ 32);
-			if ((c | 32) == 's')
-				note_byte(w.first_bytes, 0xc5);
-			if ((c | 32) == 'k')
-				note_byte(w.first_bytes, 0xe2);
-		}
+		for (size_t f = 0; f < firsts.n; f++)
+			note_byte(w.first_bytes, (unsigned char)folded[f].key[0]);
 		ret = walk_root(&w);
 	}
 	for (size_t f = 0; folded && f < firsts.n; f++)

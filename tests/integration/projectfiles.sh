@@ -272,6 +272,25 @@ ok $? "launch.log says so"
 ok $([ -z "$(ls -A "$XDG_STATE_HOME/agentsandbox/.projectfiles-placeholders" 2>/dev/null)" ]; echo $?) \
     "no placeholder journal is left once they are gone"
 
+# --- another spelling ---------------------------------------------------------------------
+# Here (a case-sensitive file system) .VSCode is not what VS Code opens: it is
+# walked like any directory, so what it holds is protected, and one planted
+# inside stays where it is. (A case-insensitive volume, where it is .vscode,
+# is tested in tests/projectfiles/test_scan.c: this kernel has none.)
+C=$TEST_TMP/spelled
+mkdir -p "$C/sub/.VSCode"
+echo 'export A=1' >"$C/sub/.VSCode/.envrc"
+out=$(cd "$C" && asb -c "$TEST_TMP/pf.cfg" -- -c '
+  if echo evil >> sub/.VSCode/.envrc; then echo PLANTED envrc; else echo BLOCKED envrc; fi
+  if echo {} > sub/.VSCode/tasks.json; then echo WROTE tasks; fi
+  mkdir -p new/.VSCODE && echo {} > new/.VSCODE/tasks.json' 2>"$TEST_TMP/err")
+ok $([ "$(cat "$C/sub/.VSCode/.envrc")" = 'export A=1' ] && grep -qx "BLOCKED envrc" <<<"$out"; echo $?) \
+    "another spelling: an .envrc inside .VSCode is read-only ($out)"
+ok $(grep -qx "WROTE tasks" <<<"$out" && [ -f "$C/sub/.VSCode/tasks.json" ]; echo $?) \
+    "another spelling: .VSCode itself is an ordinary directory here"
+ok $([ -f "$C/new/.VSCODE/tasks.json" ] && ! ls "$C/new" | grep -q quarantine; echo $?) \
+    "another spelling: a .VSCODE planted inside is not moved aside here ($(ls -A "$C/new" | tr '\n' ' '))"
+
 # --- a settled tree -----------------------------------------------------------------------
 # Older than DIRLIST_SETTLED_S: the post-exit check reuses the listings of the
 # directories that did not change, and still finds what was planted in a

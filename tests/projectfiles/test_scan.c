@@ -160,7 +160,8 @@ static void test_case_insensitive_volume(void **state)
 	sh("mkdir -p ws/a/.VSCode ws/b/.Claude ws/d/.VSCode rw && "
 	   "echo x > ws/a/.VSCode/tasks.json && echo x > ws/a/.ENVRC && "
 	   "echo x > ws/b/.Claude/Settings.json && echo x > ws/.Mcp.json && "
-	   "echo x > ws/d/.VSCode/.envrc && mkdir -p \"ws/c/$(printf '.v\\305\\277code')\"");
+	   "echo x > ws/d/.VSCode/.envrc && mkdir -p ws/e && echo x > ws/e/Mise.toml && "
+	   "mkdir -p \"ws/c/$(printf '.v\\305\\277code')\"");
 	static const char long_s[] = "ws/c/.v\xc5\xbf"
 	                             "code";
 	struct pf_result r;
@@ -172,6 +173,7 @@ static void test_case_insensitive_volume(void **state)
 	assert_int_equal(find(&r, "ws/a")->op, PF_OP_PIN);
 	assert_int_equal(find(&r, "ws/a/.ENVRC")->op, PF_OP_RO);
 	assert_int_equal(find(&r, long_s)->op, PF_OP_RO);
+	assert_int_equal(find(&r, "ws/e/Mise.toml")->op, PF_OP_RO); /* a first byte folded too */
 	assert_int_equal(find(&r, "ws/b/.Claude/settings.json")->op, PF_OP_RO);
 	assert_int_equal(find(&r, "ws/b/.Claude")->op, PF_OP_PIN);
 	assert_int_equal(find(&r, "ws/.Mcp.json")->op, PF_OP_RO);
@@ -191,6 +193,7 @@ static void test_case_insensitive_volume(void **state)
 	assert_null(find(&r, "ws/a/.VSCode"));
 	assert_null(find(&r, "ws/a/.ENVRC"));
 	assert_null(find(&r, long_s));
+	assert_null(find(&r, "ws/e/Mise.toml"));
 	assert_null(find(&r, "ws/b/.Claude/settings.json"));
 	assert_null(find(&r, "ws/.Mcp.json"));
 	assert_int_equal(find(&r, "ws/.mcp.json")->op, PF_OP_MASK_FILE);

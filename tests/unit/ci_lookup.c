@@ -76,25 +76,26 @@ static int fold_path(int dfd, const char *path, char *out, size_t n)
 	return changed ? 0 : -1;
 }
 
-#define RETRY(call_real, call_folded)                                                              \
+/* The call as asked; where it found nothing, again with the path folded
+ * onto what the directories hold. */
+#define RETRY(dfd, call_real, call_folded)                                                         \
 	do {                                                                                       \
 		int r_ = (call_real);                                                              \
 		if (r_ >= 0 || errno != ENOENT)                                                    \
 			return r_;                                                                 \
 		char f_[PATH_MAX];                                                                 \
-		if (fold_path(AT_FDCWD_OR, path, f_, sizeof(f_)) < 0) {                            \
+		if (fold_path((dfd), path, f_, sizeof(f_)) < 0) {                                  \
 			errno = ENOENT;                                                            \
 			return -1;                                                                 \
 		}                                                                                  \
 		return (call_folded);                                                              \
 	} while (0)
 
-#define AT_FDCWD_OR AT_FDCWD
 #define WRAP_STAT(name)                                                                            \
 	int __wrap_##name(const char *path, struct stat *st);                                      \
 	int __wrap_##name(const char *path, struct stat *st)                                       \
 	{                                                                                          \
-		RETRY(__real_##name(path, st), __real_##name(f_, st));                             \
+		RETRY(AT_FDCWD, __real_##name(path, st), __real_##name(f_, st));                   \
 	}
 WRAP_STAT(lstat)
 WRAP_STAT(lstat64)
@@ -104,7 +105,7 @@ WRAP_STAT(stat64)
 int __wrap_access(const char *path, int mode);
 int __wrap_access(const char *path, int mode)
 {
-	RETRY(__real_access(path, mode), __real_access(f_, mode));
+	RETRY(AT_FDCWD, __real_access(path, mode), __real_access(f_, mode));
 }
 
 #define WRAP_OPEN(name)                                                                            \
@@ -115,25 +116,23 @@ int __wrap_access(const char *path, int mode)
 		va_start(ap, flags);                                                               \
 		mode_t mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, mode_t) : 0;            \
 		va_end(ap);                                                                        \
-		RETRY(__real_##name(path, flags, mode), __real_##name(f_, flags, mode));           \
+		RETRY(AT_FDCWD, __real_##name(path, flags, mode), __real_##name(f_, flags, mode)); \
 	}
 WRAP_OPEN(open)
 WRAP_OPEN(open64)
-#undef AT_FDCWD_OR
 
-#define AT_FDCWD_OR dfd
+/* The folded path is absolute: the directory's descriptor is not used. */
 #define WRAP_FSTATAT(name)                                                                         \
 	int __wrap_##name(int dfd, const char *path, struct stat *st, int flags);                  \
 	int __wrap_##name(int dfd, const char *path, struct stat *st, int flags)                   \
 	{                                                                                          \
 		if (path[0] == '\0')                                                               \
 			return __real_##name(dfd, path, st, flags);                                \
-		RETRY(__real_##name(dfd, path, st, flags),                                         \
+		RETRY(dfd, __real_##name(dfd, path, st, flags),                                    \
 		      __real_##name(AT_FDCWD, f_, st, flags));                                     \
 	}
 WRAP_FSTATAT(fstatat)
 WRAP_FSTATAT(fstatat64)
-#undef AT_FDCWD_OR
 
 DIR *__wrap_opendir(const char *path);
 DIR *__wrap_opendir(const char *path)

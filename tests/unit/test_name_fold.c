@@ -56,6 +56,17 @@ static void folds(void **state)
 	                 3);
 	assert_string_equal(out, "ke");
 	assert_int_equal(name_fold("abc", NULL, 0), 3);
+	/* Its first byte, for every spelling alike. */
+	assert_int_equal(name_fold_first(".VSCode"), '.');
+	assert_int_equal(name_fold_first("Makefile"), 'm');
+	assert_int_equal(name_fold_first("\xc5\xbf"
+	                                 "ettings"),
+	                 's');
+	assert_int_equal(name_fold_first("\xe2\x84\xaa"
+	                                 "iro"),
+	                 'k');
+	assert_int_equal(name_fold_first("\xc3\xa9"), 0xc3);
+	assert_int_equal(name_fold_first(""), 0);
 }
 
 static void resolves(void **state)
