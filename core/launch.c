@@ -635,9 +635,7 @@ static int default_spawn(struct launch *l, pid_t *pid)
 		if (network_take_spawned(&l->net, report) < 0) {
 			err_set("the %s sandbox started without the network namespace made for it",
 			        l->backend->name);
-			kill(*pid, SIGKILL);
-			while (waitpid(*pid, NULL, 0) < 0 && errno == EINTR)
-				;
+			spawn_abandon(*pid, &o);
 			return -EIO;
 		}
 	}

@@ -15,6 +15,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
+
+#define ABANDON_GRACE_MS 2000 /* a relay whose child failed, until it ends */
 
 /* The session leader above a sandbox with a pty (terminal.h): it passes on
  * the signals the launcher sends and ends as the sandbox did. */
@@ -262,6 +265,22 @@ int spawn_exec(const char *const *argv, const char *const *envp, const struct sp
 	*pid_out = pid;
 	return 0;
 #endif
+}
+
+void spawn_abandon(pid_t pid, const struct spawn_opts *o)
+{
+	/* Under a relay the child that failed is exiting (its descriptors
+	 * close before it ends) and the relay ends after it: killed at once,
+	 * the relay would leave that child, unreaped, to this process. */
+	if (o->term && terminal_child_needs_leader(o->term))
+		for (int waited = 0; waited < ABANDON_GRACE_MS; waited += 5) {
+			if (waitpid(pid, NULL, WNOHANG) == pid)
+				return;
+			(void)nanosleep(&(struct timespec){0, 5 * 1000 * 1000}, NULL);
+		}
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
 }
 
 /* A helper's stderr, line by line into launch.log, escaped like every

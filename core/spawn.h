@@ -38,6 +38,12 @@ struct spawn_opts {
 int spawn_exec(const char *const *argv, const char *const *envp, const struct spawn_opts *o,
                pid_t *pid);
 
+/* A process spawn_exec started with `o`, given up on before it was used
+ * (what it should have sent did not come): ended and reaped. Under a
+ * relay the child that failed ends first, so that it is not left behind
+ * unreaped. */
+void spawn_abandon(pid_t pid, const struct spawn_opts *o);
+
 /* Run to completion; stdout captured into out (NUL-terminated, truncated),
  * stderr into launch.log line by line, escaped (or discarded). Waits for
  * exactly that child. */
