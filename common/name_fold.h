@@ -12,9 +12,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-/* Whether a and b are equal after folding: ASCII letters in either case, and
- * U+017F (long s) and U+212A (Kelvin sign) as s and k, which
- * case-insensitive file systems fold onto ASCII. Other bytes compare as
+/* Whether a and b are equal after folding: ASCII letters in either case,
+ * and the few other characters that case-insensitive file systems take for
+ * ASCII (U+00DF and U+1E9E as ss, U+017F as s, U+212A as k, the ligatures
+ * U+FB00..FB06 as ff, fi, fl, ffi, ffl and st, two Greek marks as ; and `),
+ * with default-ignorable characters (U+200B and its kind) left out, as
+ * the casefold of Linux kernels up to 2024 does. Other bytes compare as
  * they are. */
 bool name_folds_equal(const char *a, const char *b);
 

@@ -415,15 +415,19 @@ static void test_case_insensitive_volume(void **state)
 {
 	sh(GIT "init -q ws && mkdir -p ws/a && " GIT
 	       "init -q ws/a/n && mv ws/a/n/.git ws/a/n/.GIT && " GIT
-	       "init -q --bare ws/b.git && mv ws/b.git/objects ws/b.git/OBJECTS");
+	       "init -q --bare ws/b.git && mv ws/b.git/objects ws/b.git/OBJECTS && "
+	       "mkdir -p ws/c && " GIT "init -q ws/c/m && "
+	       "mv ws/c/m/.git \"ws/c/m/$(printf '.git\\342\\200\\213')\"");
 	struct rs_result r;
 	ci_lookup_root = root;
 	int ret = scan("ws", &r);
 	ci_lookup_root = NULL;
 	assert_int_equal(ret, 0);
-	assert_int_equal(r.n_repos, 3);
+	assert_int_equal(r.n_repos, 4);
 	expect_gitdir_protected(&r, "ws/.git");
 	expect_gitdir_protected(&r, "ws/a/n/.git");
+	/* .git and U+200B, which older Linux kernels' casefold leaves out. */
+	expect_gitdir_protected(&r, "ws/c/m/.git");
 	assert_true(rs_find_gitdir(&r, at("ws/b.git")) >= 0);
 	expect(&r, "ws/b.git/hooks", RS_BIND_RO, 0);
 	rs_result_free(&r);
@@ -435,10 +439,12 @@ static void test_case_insensitive_volume(void **state)
 	assert_true(rs_find_gitdir(&r, at("ws/a/n/.git")) >= 0);
 	rs_result_free(&r);
 
-	/* Here .GIT is a git dir like any other in the working area (a bare
-	 * repository's shape); OBJECTS makes none. */
+	/* Here .GIT (and .git with U+200B) is a git dir like any other in the
+	 * working area (a bare repository's shape); OBJECTS makes none. */
 	assert_int_equal(scan("ws", &r), 0);
-	assert_int_equal(r.n_repos, 2);
+	assert_int_equal(r.n_repos, 3);
+	assert_true(rs_find_gitdir(&r, at("ws/c/m/.git\xe2\x80\x8b")) >= 0);
+	assert_true(rs_find_gitdir(&r, at("ws/c/m/.git")) < 0);
 	assert_true(rs_find_gitdir(&r, at("ws/a/n/.GIT")) >= 0);
 	assert_true(rs_find_gitdir(&r, at("ws/a/n/.git")) < 0);
 	expect_none_under(&r, "ws/b.git");

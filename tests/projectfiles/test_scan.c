@@ -161,9 +161,12 @@ static void test_case_insensitive_volume(void **state)
 	   "echo x > ws/a/.VSCode/tasks.json && echo x > ws/a/.ENVRC && "
 	   "echo x > ws/b/.Claude/Settings.json && echo x > ws/.Mcp.json && "
 	   "echo x > ws/d/.VSCode/.envrc && mkdir -p ws/e && echo x > ws/e/Mise.toml && "
-	   "mkdir -p \"ws/c/$(printf '.v\\305\\277code')\"");
+	   "mkdir -p \"ws/c/$(printf '.v\\305\\277code')\" && "
+	   "mkdir -p \"ws/f/$(printf '.con\\357\\254\\201g')\" && "
+	   "mkdir -p \"ws/f/$(printf '.con\\357\\254\\201g')/mise\"");
 	static const char long_s[] = "ws/c/.v\xc5\xbf"
 	                             "code";
+	static const char fi_config[] = "ws/f/.con\xef\xac\x81g/mise";
 	struct pf_result r;
 	ci_lookup_root = root;
 	int ret = scan(NULL, 0, &r);
@@ -174,6 +177,7 @@ static void test_case_insensitive_volume(void **state)
 	assert_int_equal(find(&r, "ws/a/.ENVRC")->op, PF_OP_RO);
 	assert_int_equal(find(&r, long_s)->op, PF_OP_RO);
 	assert_int_equal(find(&r, "ws/e/Mise.toml")->op, PF_OP_RO); /* a first byte folded too */
+	assert_int_equal(find(&r, fi_config)->op, PF_OP_RO);        /* U+FB01 for fi */
 	assert_int_equal(find(&r, "ws/b/.Claude/settings.json")->op, PF_OP_RO);
 	assert_int_equal(find(&r, "ws/b/.Claude")->op, PF_OP_PIN);
 	assert_int_equal(find(&r, "ws/.Mcp.json")->op, PF_OP_RO);
@@ -194,6 +198,7 @@ static void test_case_insensitive_volume(void **state)
 	assert_null(find(&r, "ws/a/.ENVRC"));
 	assert_null(find(&r, long_s));
 	assert_null(find(&r, "ws/e/Mise.toml"));
+	assert_null(find(&r, fi_config));
 	assert_null(find(&r, "ws/b/.Claude/settings.json"));
 	assert_null(find(&r, "ws/.Mcp.json"));
 	assert_int_equal(find(&r, "ws/.mcp.json")->op, PF_OP_MASK_FILE);

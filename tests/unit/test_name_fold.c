@@ -32,6 +32,32 @@ static void folds(void **state)
 	assert_true(name_folds_equal("\xe2\x84\xaa"
 	                             "eychains",
 	                             "keychains")); /* U+212A */
+	/* Full case folding: one character for two or three ASCII letters. */
+	assert_true(name_folds_equal(".pre-commit-con\xef\xac\x81g.yaml",
+	                             ".pre-commit-config.yaml")); /* U+FB01 fi */
+	assert_true(name_folds_equal("\xef\xac\x82"
+	                             "ake.nix",
+	                             "flake.nix"));                    /* U+FB02 fl */
+	assert_true(name_folds_equal(".\xc3\x9fh", ".ssh"));           /* U+00DF */
+	assert_true(name_folds_equal(".\xe1\xba\x9eH", ".SSH"));       /* U+1E9E */
+	assert_true(name_folds_equal("a\xef\xac\x83x", "affix"));      /* U+FB03 ffi */
+	assert_true(name_folds_equal("a\xef\xac\x84y", "AFFLY"));      /* U+FB04 ffl */
+	assert_true(name_folds_equal("\xef\xac\x85", "\xef\xac\x86")); /* both st */
+	assert_true(name_folds_equal("\xef\xac\x80", "ff"));
+	assert_false(name_folds_equal(".\xc3\x9fh", ".sh"));
+	assert_false(name_folds_equal(".\xc3\x9f", ".sss"));
+	assert_false(name_folds_equal("\xef\xac\x83", "ff"));
+	/* Decomposed to ASCII: two Greek marks. */
+	assert_true(name_folds_equal("a\xcd\xbe", "a;"));
+	assert_true(name_folds_equal("\xe1\xbf\xaf", "`"));
+	/* Default-ignorable characters are left out: U+200B, U+00AD, U+FEFF,
+	 * U+E0041 (a tag). */
+	assert_true(name_folds_equal(".git\xe2\x80\x8b", ".git"));
+	assert_true(name_folds_equal(".\xc2\xad"
+	                             "G\xef\xbb\xbfit",
+	                             ".git"));
+	assert_true(name_folds_equal("\xf3\xa0\x81\x81.git", ".git"));
+	assert_false(name_folds_equal(".git\xe2\x80\x8a", ".git")); /* U+200A: a space */
 	assert_true(name_folds_equal("", ""));
 	assert_false(name_folds_equal(".vscode", ".vscod"));
 	assert_false(name_folds_equal(".vscod", ".vscode"));
@@ -56,6 +82,10 @@ static void folds(void **state)
 	                 3);
 	assert_string_equal(out, "ke");
 	assert_int_equal(name_fold("abc", NULL, 0), 3);
+	assert_int_equal(name_fold(".Con\xef\xac\x81g\xe2\x80\x8b", out, sizeof(out)), 7);
+	assert_string_equal(out, ".config");
+	assert_int_equal(name_fold("\xef\xac\x83", out, 3), 3);
+	assert_string_equal(out, "ff");
 	/* Its first byte, for every spelling alike. */
 	assert_int_equal(name_fold_first(".VSCode"), '.');
 	assert_int_equal(name_fold_first("Makefile"), 'm');
@@ -65,6 +95,10 @@ static void folds(void **state)
 	assert_int_equal(name_fold_first("\xe2\x84\xaa"
 	                                 "iro"),
 	                 'k');
+	assert_int_equal(name_fold_first("\xef\xac\x82"
+	                                 "ake.nix"),
+	                 'f');
+	assert_int_equal(name_fold_first("\xe2\x80\x8b.git"), '.');
 	assert_int_equal(name_fold_first("\xc3\xa9"), 0xc3);
 	assert_int_equal(name_fold_first(""), 0);
 }
