@@ -1,30 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 #include "name_fold.h"
 
+#include "fold_ascii.h"
 #include "util.h"
 
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-
-/* The characters that case-insensitive file systems take for ASCII: they
- * compare names after canonical decomposition (NFD) and full case folding
- * (Unicode CaseFolding.txt, statuses C and F), as APFS and Linux's casefold
- * do. These are all the characters that end up ASCII there: the Kelvin
- * sign and two Greek marks decompose to ASCII, the rest fold to it. */
-static const struct {
-	const char *utf8, *ascii;
-} to_ascii[] = {
-    {"\xc3\x9f", "ss"},     /* U+00DF sharp s */
-    {"\xc5\xbf", "s"},      /* U+017F long s */
-    {"\xcd\xbe", ";"},      /* U+037E Greek question mark */
-    {"\xe1\xba\x9e", "ss"}, /* U+1E9E capital sharp s */
-    {"\xe1\xbf\xaf", "`"},  /* U+1FEF Greek varia */
-    {"\xe2\x84\xaa", "k"},  /* U+212A Kelvin sign */
-    {"\xef\xac\x80", "ff"}, /* U+FB00..FB06 Latin ligatures */
-    {"\xef\xac\x81", "fi"},  {"\xef\xac\x82", "fl"}, {"\xef\xac\x83", "ffi"},
-    {"\xef\xac\x84", "ffl"}, {"\xef\xac\x85", "st"}, {"\xef\xac\x86", "st"},
-};
 
 /* Default_Ignorable_Code_Point (Unicode DerivedCoreProperties.txt): the
  * casefold of Linux kernels up to 2024 decomposes these to nothing, so
@@ -80,12 +62,12 @@ static unsigned fold_next(struct fold_cursor *c)
 		c->p += skip;
 	unsigned char b = *c->p;
 	if (b >= 0xc3)
-		for (size_t i = 0; i < sizeof(to_ascii) / sizeof(*to_ascii); i++) {
-			size_t n = strlen(to_ascii[i].utf8);
-			if (strncmp((const char *)c->p, to_ascii[i].utf8, n) == 0) {
+		for (size_t i = 0; i < FOLD_ASCII_COUNT; i++) {
+			size_t n = strlen(fold_ascii[i].utf8);
+			if (strncmp((const char *)c->p, fold_ascii[i].utf8, n) == 0) {
 				c->p += n;
-				c->pending = to_ascii[i].ascii + 1;
-				return (unsigned char)to_ascii[i].ascii[0];
+				c->pending = fold_ascii[i].ascii + 1;
+				return (unsigned char)fold_ascii[i].ascii[0];
 			}
 		}
 	if (b)

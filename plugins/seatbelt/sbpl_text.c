@@ -3,6 +3,8 @@
 
 #include "sbpl.h"
 
+#include "fold_ascii.h"
+
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -206,23 +208,111 @@ static void re_exact(struct sbpl_buf *b, unsigned char c)
 	}
 }
 
-/* One character in every case. APFS folds U+017F (long s) onto s and
- * U+212A (Kelvin sign) onto k: the only non-ASCII characters that fold onto
- * single ASCII letters (Unicode CaseFolding.txt, status C). */
-static void re_fold(struct sbpl_buf *b, unsigned char c)
+static int lower(int c)
 {
-	unsigned char lo = (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
-	if (lo == 's')
-		sbpl_buf_puts(b, "(s|S|\xc5\xbf)");
-	else if (lo == 'k')
-		sbpl_buf_puts(b, "(k|K|\xe2\x84\xaa)");
-	else if (lo >= 'a' && lo <= 'z')
-		sbpl_buf_printf(b, "[%c%c]", lo, lo - 32);
-	else
-		re_exact(b, c);
+	return (c >= 'A' && c <= 'Z') ? c + 32 : c;
 }
 
-static void re_run(struct sbpl_buf *b, const char *s, size_t n, bool fold)
+/* Is the character `f` (fold_ascii.h) another spelling of the ASCII
+ * character lo alone? `full`: any of them; else only those for letters
+ * (U+017F, U+212A), the shorter form a regex falls back to. */
+static bool single_fold(const struct fold_ascii *f, unsigned char lo, bool full)
+{
+	return f->ascii[0] == (char)lo && !f->ascii[1] && (full || (lo >= 'a' && lo <= 'z'));
+}
+
+/* One character in every spelling a case-insensitive volume takes for it:
+ * both cases of a letter, and the characters that fold or decompose to it
+ * alone (fold_ascii.h: U+017F for s, U+212A for k, two Greek marks). */
+static void re_fold(struct sbpl_buf *b, unsigned char c, bool full)
+{
+	unsigned char lo = (c >= 'A' && c <= 'Z') ? (unsigned char)(c + 32) : c;
+	bool letter = lo >= 'a' && lo <= 'z', others = false;
+	for (size_t i = 0; i < FOLD_ASCII_COUNT; i++)
+		others |= single_fold(&fold_ascii[i], lo, full);
+	if (!others) {
+		if (letter)
+			sbpl_buf_printf(b, "[%c%c]", lo, lo - 32);
+		else
+			re_exact(b, c);
+		return;
+	}
+	if (letter)
+		sbpl_buf_printf(b, "(%c|%c", lo, lo - 32);
+	else
+		sbpl_buf_printf(b, "(%c", c); /* ; and ` need no brackets */
+	for (size_t i = 0; i < FOLD_ASCII_COUNT; i++)
+		if (single_fold(&fold_ascii[i], lo, full))
+			sbpl_buf_printf(b, "|%s", fold_ascii[i].utf8);
+	sbpl_buf_puts(b, ")");
+}
+
+/* Does the character `f` (fold_ascii.h) stand for several letters (ß for
+ * "ss", ﬁ for "fi") that p starts with, within n bytes? Their count, or 0. */
+static size_t ligature_at(const struct fold_ascii *f, const unsigned char *p, size_t n)
+{
+	size_t k = strlen(f->ascii);
+	if (k < 2 || k > n)
+		return 0;
+	for (size_t i = 0; i < k; i++)
+		if (lower(p[i]) != (unsigned char)f->ascii[i])
+			return 0;
+	return k;
+}
+
+/* The letters p[i..end) in every spelling: one letter at a time, or a
+ * ligature for two or three of them, each way of splitting them an
+ * alternative. Nothing past `end` is covered by a ligature that starts
+ * before it (fold_run sees to that), so the rest follows unchanged. */
+static void re_ligatures(struct sbpl_buf *b, const unsigned char *p, size_t i, size_t end)
+{
+	while (i < end && !b->err) {
+		size_t alts = 0;
+		for (size_t f = 0; f < FOLD_ASCII_COUNT; f++)
+			alts += ligature_at(&fold_ascii[f], p + i, end - i) > 0;
+		if (!alts) {
+			re_fold(b, p[i++], true);
+			continue;
+		}
+		sbpl_buf_puts(b, "(");
+		re_fold(b, p[i], true);
+		re_ligatures(b, p, i + 1, end);
+		for (size_t f = 0; f < FOLD_ASCII_COUNT; f++) {
+			size_t k = ligature_at(&fold_ascii[f], p + i, end - i);
+			if (k) {
+				sbpl_buf_printf(b, "|%s", fold_ascii[f].utf8);
+				re_ligatures(b, p, i + k, end);
+			}
+		}
+		sbpl_buf_puts(b, ")");
+		/* Too long for a profile string: the caller goes without. */
+		if (b->len > SBPL_STRING_MAX)
+			b->err = -ENAMETOOLONG;
+		return;
+	}
+}
+
+/* Folded, from p[i]: letters that ligatures may stand for, taken together
+ * up to where no ligature spans the boundary; the rest a letter at a time.
+ * `full`: with ligatures and the Greek marks, else with U+017F and U+212A
+ * only (shorter). */
+static size_t fold_run(struct sbpl_buf *b, const unsigned char *p, size_t i, size_t n, bool full)
+{
+	size_t end = i + 1;
+	for (size_t a = i; full && a < end; a++)
+		for (size_t f = 0; f < FOLD_ASCII_COUNT; f++) {
+			size_t k = ligature_at(&fold_ascii[f], p + a, n - a);
+			if (k && a + k > end)
+				end = a + k;
+		}
+	if (end == i + 1)
+		re_fold(b, p[i], full);
+	else
+		re_ligatures(b, p, i, end);
+	return end;
+}
+
+static void re_run(struct sbpl_buf *b, const char *s, size_t n, bool fold, bool full)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < n;) {
@@ -233,27 +323,38 @@ static void re_run(struct sbpl_buf *b, const char *s, size_t n, bool fold)
 			sbpl_buf_puts(b, "[^/]*");
 			continue;
 		}
-		if (fold)
-			re_fold(b, p[i]);
-		else
+		if (fold) {
+			i = fold_run(b, p, i, n, full);
+		} else {
 			re_exact(b, p[i]);
-		i++;
+			i++;
+		}
 	}
+}
+
+static void fold_regex(struct sbpl_buf *b, const char *anchor, size_t anchor_len, const char *tail,
+                       const char *end, bool full)
+{
+	sbpl_buf_puts(b, "^");
+	if (!(anchor_len == 1 && anchor[0] == '/'))
+		re_run(b, anchor, anchor_len, false, false);
+	re_run(b, tail, strlen(tail), true, full);
+	sbpl_buf_puts(b, end);
 }
 
 void sbpl_fold_regex(struct sbpl_buf *b, const char *anchor, size_t anchor_len, const char *tail,
                      const char *end)
 {
-	sbpl_buf_puts(b, "^");
-	if (!(anchor_len == 1 && anchor[0] == '/'))
-		re_run(b, anchor, anchor_len, false);
-	re_run(b, tail, strlen(tail), true);
-	sbpl_buf_puts(b, end);
-}
-
-static int lower(int c)
-{
-	return (c >= 'A' && c <= 'Z') ? c + 32 : c;
+	/* With ligatures and the Greek marks where that fits in a profile
+	 * string, else as before them: never refused for them. */
+	struct sbpl_buf with;
+	sbpl_buf_init(&with);
+	fold_regex(&with, anchor, anchor_len, tail, end, true);
+	if (!with.err && with.len + 2 <= SBPL_STRING_MAX) /* quoted */
+		sbpl_buf_put(b, with.data, with.len);
+	else
+		fold_regex(b, anchor, anchor_len, tail, end, false);
+	sbpl_buf_free(&with);
 }
 
 bool sbpl_fold_within(const char *path, const char *root)

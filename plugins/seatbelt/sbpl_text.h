@@ -48,12 +48,15 @@ int sbpl_quote(struct sbpl_buf *b, const char *s);
 void sbpl_comment(struct sbpl_buf *b, const char *s);
 
 /* The regex source (no quotes) for `anchor` spelled as it is, followed by
- * `tail` in every ASCII case (and with s/k also matching U+017F and
- * U+212A, which case-insensitive APFS folds onto them), then `end` ("$" or
- * "/"). Characters with a regex meaning are bracketed; those that cannot be
- * bracketed safely (\ " [ ] ^) and every run of non-ASCII bytes become
- * wildcards that stay inside one path component. Only ever used in deny
- * rules, where matching more is safe. */
+ * `tail` in every spelling case-insensitive APFS takes for it, then `end`
+ * ("$" or "/"): every ASCII case, and the characters of fold_ascii.h (s
+ * also as U+017F, k as U+212A, "ss" also as ß or ẞ, "fi" as ﬁ, ...; where
+ * ligatures overlap, as in "sss", each way of splitting the letters). A
+ * regex that would then not fit in a profile string goes without the
+ * ligatures rather than be refused. Characters with a regex meaning are
+ * bracketed; those that cannot be bracketed safely (\ " [ ] ^) and every
+ * run of non-ASCII bytes become wildcards that stay inside one path
+ * component. Only ever used in deny rules, where matching more is safe. */
 void sbpl_fold_regex(struct sbpl_buf *b, const char *anchor, size_t anchor_len, const char *tail,
                      const char *end);
 

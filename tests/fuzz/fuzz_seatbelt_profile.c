@@ -19,9 +19,12 @@
  *      backend grants besides the entries); and the two readings agree.
  *      The same for connect and bind to a set of addresses and ports.
  *  O4  When no two paths of the plan (entries, executables) are spellings of
- *      each other that differ only in case, a case variant (ASCII, U+017F for s, U+212A for k) of a
- *      path the plan denies an operation on is denied that operation too.
+ *      each other that a case-insensitive volume takes for one (fold_ascii.h),
+ *      a variant of a path the plan denies an operation on (ASCII case, U+017F
+ *      for s, U+212A for k; ß, ﬁ and the other ligatures for their letters in
+ *      short paths) is denied that operation too.
  */
+#include "fold_ascii.h"
 #include "plan_ref.h"
 #include "sbpl.h"
 #include "sbpl_eval.h"
@@ -374,19 +377,58 @@ static int lower(int c)
 	return c >= 'A' && c <= 'Z' ? c + 32 : c;
 }
 
-/* Two different spellings of one path on a case-insensitive volume? */
+/* One path component as a case-insensitive volume compares it: ASCII in
+ * lower case, and each character of fold_ascii.h as the letters it stands
+ * for. */
+static void fold_component(const char *c, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+	for (size_t i = 0; i < n && o + 4 < size;) {
+		const struct fold_ascii *hit = NULL;
+		for (size_t f = 0; f < FOLD_ASCII_COUNT && !hit; f++) {
+			size_t k = strlen(fold_ascii[f].utf8);
+			if (i + k <= n && memcmp(c + i, fold_ascii[f].utf8, k) == 0)
+				hit = &fold_ascii[f];
+		}
+		if (hit) {
+			o += (size_t)snprintf(out + o, size - o, "%s", hit->ascii);
+			i += strlen(hit->utf8);
+		} else {
+			out[o++] = (char)lower((unsigned char)c[i++]);
+		}
+	}
+	out[o] = '\0';
+}
+
+/* Two different spellings of one path on a case-insensitive volume? The
+ * same components up to some point, folded, but not as spelled. */
 static bool fold_clash(const char *a, const char *b)
 {
-	size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
-	for (size_t i = 0; i <= n; i++) {
-		bool end_a = i == la || a[i] == '/', end_b = i == lb || b[i] == '/';
-		if (end_a && end_b && i > 0) {
-			/* a common prefix up to a component boundary */
-			if (memcmp(a, b, i) != 0)
-				return true;
-		}
-		if (i == n || lower((unsigned char)a[i]) != lower((unsigned char)b[i]))
+	while (*a && *b) {
+		size_t na = strcspn(a, "/"), nb = strcspn(b, "/");
+		static char fa[MAX_PATH * 3 + 8], fb[MAX_PATH * 3 + 8];
+		fold_component(a, na, fa, sizeof(fa));
+		fold_component(b, nb, fb, sizeof(fb));
+		if (strcmp(fa, fb) != 0)
 			return false;
+		if (na != nb || memcmp(a, b, na) != 0)
+			return true;
+		a += na + (a[na] == '/');
+		b += nb + (b[nb] == '/');
+	}
+	return false;
+}
+
+/* A run of letters that ligatures stand for (f, i, l, s, t) longer than
+ * three: the generator's regex may then go without ligatures (it would
+ * not fit in a profile string), so no variant uses them. */
+static bool long_ligature_run(const char *p)
+{
+	size_t run = 0;
+	for (; *p; p++) {
+		run = strchr("fFiIlLsStT", *p) ? run + 1 : 0;
+		if (run > 3)
+			return true;
 	}
 	return false;
 }
@@ -394,6 +436,8 @@ static bool fold_clash(const char *a, const char *b)
 static void variant(struct in *in, const char *path, char *out, size_t skip)
 {
 	size_t o = 0;
+	/* Ligatures only where the regex surely has room for them. */
+	bool ligatures = strlen(path) <= 48 && !long_ligature_run(path);
 	for (size_t i = 0; path[i] && o < MAX_PATH; i++) {
 		char c = path[i];
 		unsigned r = i < skip ? 1 : take(in, 4);
@@ -404,6 +448,24 @@ static void variant(struct in *in, const char *path, char *out, size_t skip)
 		if (r == 0 && (c == 'k' || c == 'K') && o + 3 < MAX_PATH) {
 			out[o++] = (char)0xe2, out[o++] = (char)0x84, out[o++] = (char)0xaa;
 			continue;
+		}
+		if (r == 3 && ligatures) {
+			/* One character for two or three letters (ß, ﬁ, ...). */
+			const struct fold_ascii *hit = NULL;
+			for (size_t f = 0; f < FOLD_ASCII_COUNT && !hit; f++) {
+				const char *a = fold_ascii[f].ascii;
+				size_t k = strlen(a), m = 0;
+				while (m < k && path[i + m] &&
+				       lower((unsigned char)path[i + m]) == a[m])
+					m++;
+				if (k > 1 && m == k && o + strlen(fold_ascii[f].utf8) < MAX_PATH)
+					hit = &fold_ascii[f];
+			}
+			if (hit) {
+				o += (size_t)snprintf(out + o, MAX_PATH + 64 - o, "%s", hit->utf8);
+				i += strlen(hit->ascii) - 1;
+				continue;
+			}
 		}
 		if (r == 2 && c >= 'a' && c <= 'z')
 			c = (char)(c - 32);

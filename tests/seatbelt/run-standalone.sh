@@ -11,7 +11,7 @@ cc=${CC:-cc}
 flags=(-std=gnu11 -g -O1 -Wall -Wextra -Werror -Wshadow -Wmissing-prototypes -Wstrict-prototypes
        -Wformat=2 -Wvla -fno-omit-frame-pointer -fsanitize=address,undefined
        -fno-sanitize-recover=undefined
-       -I"$root/include" -I"$root/plugins/seatbelt" -I"$root/tests/seatbelt")
+       -I"$root/include" -I"$root/plugins/seatbelt" -I"$root/tests/seatbelt" -I"$root/common")
 gen=("$root"/plugins/seatbelt/{sbpl,sbpl_text,sbpl_layout,credentials,macos_paths}.c)
 support=("$root"/tests/seatbelt/{sbpl_eval,plan_fixture,plan_ref}.c)
 "$cc" "${flags[@]}" "$root/tests/seatbelt/test_eval.c" "$root/tests/seatbelt/sbpl_eval.c" \
@@ -30,7 +30,7 @@ for t in eval sbpl golden plugin; do
 done
 if command -v clang >/dev/null && [ "${1:-0}" != 0 ]; then
     fz=(-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -g -O1
-        -I"$root/include" -I"$root/plugins/seatbelt" -I"$root/tests/seatbelt")
+        -I"$root/include" -I"$root/plugins/seatbelt" -I"$root/tests/seatbelt" -I"$root/common")
     clang "${fz[@]}" "$root/tests/fuzz/fuzz_seatbelt_profile.c" "${gen[@]}" "${support[@]}" \
         -o "$out/fuzz_seatbelt_profile"
     mkdir -p "$out/fuzz-new"

@@ -17,6 +17,7 @@
 #include "plan_ref.h"
 #include "sbpl.h"
 #include "sbpl_eval.h"
+#include "sbpl_text.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -226,6 +227,8 @@ static void git_protected(void **state)
 	assert_int_equal(WRITE(WS "/.git/Hooks/pre-commit"), 0);
 	assert_int_equal(WRITE(WS "/.git/hoo\xe2\x84\xaa\xc5\xbf/pre-commit"), 0); /* K, long s */
 	assert_int_equal(WRITE(WS "/.Git/Config"), 0);
+	assert_int_equal(WRITE(WS "/.git/con\xef\xac\x81g"), 0); /* U+FB01 for fi */
+	assert_int_equal(WRITE(WS "/.git/con\xef\xac\x81"), 1);  /* "confi": another name */
 	assert_int_equal(CREATE(WS "/.git/CONFIG.worktree"), 0);
 	/* ...by moving a directory above it, or hard-linking it. */
 	assert_int_equal(UNLINK(WS "/.git"), 0);
@@ -395,6 +398,12 @@ static void credentials_below_declared(void **state)
 	assert_int_equal(STAT(FX_HOME "/.ssh"), 0);
 	assert_int_equal(READ(FX_HOME "/.SSH/id_ed25519"), 0);
 	assert_int_equal(READ(FX_HOME "/.\xc5\xbfsh/id_ed25519"), 0);
+	/* ...and with one character for two letters (full case folding). */
+	assert_int_equal(READ(FX_HOME "/.\xc3\x9fh/id_ed25519"), 0);     /* U+00DF */
+	assert_int_equal(READ(FX_HOME "/.\xe1\xba\x9eH/id_ed25519"), 0); /* U+1E9E */
+	assert_int_equal(READ(FX_HOME "/.con\xef\xac\x81g/gh/hosts.yml"), 0);
+	assert_int_equal(READ(FX_HOME "/.sh/x"), 1);
+	assert_int_equal(READ(FX_HOME "/.\xc3\x9f/x"), 1);
 	assert_int_equal(READ(FX_HOME "/.aws/credentials"), 0);
 	assert_int_equal(READ(FX_HOME "/.Aws/credentials"), 0);
 	assert_int_equal(READ(FX_HOME "/.gnupg/private-keys-v1.d/x.key"), 0);
@@ -776,6 +785,54 @@ static void examples_sound(void **state)
 	}
 }
 
+/* Does the fold regex for tail (below /a) match subject? */
+static int fold_match(const char *tail, const char *subject)
+{
+	struct sbpl_buf b;
+	sbpl_buf_init(&b);
+	sbpl_fold_regex(&b, "/a", 2, tail, "$");
+	assert_int_equal(b.err, 0);
+	assert_true(b.len + 2 <= SBPL_STRING_MAX);
+	int r = sbe_regex_search(b.data, subject);
+	sbpl_buf_free(&b);
+	return r;
+}
+
+static void fold_regex_spellings(void **state)
+{
+	(void)state;
+	/* Every way of splitting "sst": ß or ẞ for "ss", ﬅ or ﬆ for "st". */
+	static const char *const sst[] = {
+	    "/a/sst",           "/a/SsT",           "/a/\xc5\xbfst",    "/a/\xc3\x9ft",
+	    "/a/\xe1\xba\x9eT", "/a/s\xef\xac\x86", "/a/S\xef\xac\x85", "/a/\xc5\xbf\xef\xac\x86"};
+	for (size_t i = 0; i < sizeof(sst) / sizeof(*sst); i++)
+		assert_int_equal(fold_match("/sst", sst[i]), 1);
+	static const char *const not_sst[] = {
+	    "/a/st",        "/a/\xc3\x9f", "/a/ssst", "/a/\xc3\x9f\xef\xac\x86",
+	    "/a/s\xc3\x9f", "/a/sstx",     "/a/ssx"};
+	for (size_t i = 0; i < sizeof(not_sst) / sizeof(*not_sst); i++)
+		assert_int_equal(fold_match("/sst", not_sst[i]), 0);
+	/* "ffi": ﬃ, ﬀ and i, f and ﬁ. */
+	assert_int_equal(fold_match("/ffi", "/a/\xef\xac\x83"), 1);
+	assert_int_equal(fold_match("/ffi", "/a/\xef\xac\x80I"), 1);
+	assert_int_equal(fold_match("/ffi", "/a/F\xef\xac\x81"), 1);
+	assert_int_equal(fold_match("/ffi", "/a/\xef\xac\x81"), 0);
+	/* Two Greek marks stand for ; and `. */
+	assert_int_equal(fold_match("/x;y", "/a/X\xcd\xbeY"), 1);
+	assert_int_equal(fold_match("/x`y", "/a/x\xe1\xbf\xafy"), 1);
+	/* A run of letters too long for every split to fit in a profile
+	 * string: still every case, U+017F and U+212A, not refused. */
+	char run[64], upper[64];
+	memset(run, 's', 40);
+	run[0] = '/';
+	run[40] = '\0';
+	for (size_t i = 0; i <= 40; i++)
+		upper[i] = run[i] == 's' ? 'S' : run[i];
+	char subject[80];
+	snprintf(subject, sizeof(subject), "/a%s", upper);
+	assert_int_equal(fold_match(run, subject), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -795,6 +852,7 @@ int main(void)
 	    cmocka_unit_test_teardown(setuid_not_executable, teardown),
 	    cmocka_unit_test_teardown(hostile_names, teardown),
 	    cmocka_unit_test_teardown(examples_sound, teardown),
+	    cmocka_unit_test(fold_regex_spellings),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
