@@ -61,7 +61,7 @@ static unsigned fold_next(struct fold_cursor *c)
 	for (size_t skip; *c->p >= 0xc2 && (skip = ignorable_len(c->p)) > 0;)
 		c->p += skip;
 	unsigned char b = *c->p;
-	if (b >= 0xc3)
+	if (b >= 0x80) /* the table's characters: none is ASCII */
 		for (size_t i = 0; i < FOLD_ASCII_COUNT; i++) {
 			size_t n = strlen(fold_ascii[i].utf8);
 			if (strncmp((const char *)c->p, fold_ascii[i].utf8, n) == 0) {

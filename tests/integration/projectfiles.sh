@@ -278,16 +278,21 @@ ok $([ -z "$(ls -A "$XDG_STATE_HOME/agentsandbox/.projectfiles-placeholders" 2>/
 # inside stays where it is. (A case-insensitive volume, where it is .vscode,
 # is tested in tests/projectfiles/test_scan.c: this kernel has none.)
 C=$TEST_TMP/spelled
-mkdir -p "$C/sub/.VSCode"
+LIG=$(printf '.con\357\254\201g') # .config with U+FB01 for "fi"
+mkdir -p "$C/sub/.VSCode" "$C/sub/$LIG/mise"
 echo 'export A=1' >"$C/sub/.VSCode/.envrc"
+echo '[env]' >"$C/sub/$LIG/mise/config.toml"
 out=$(cd "$C" && asb -c "$TEST_TMP/pf.cfg" -- -c '
   if echo evil >> sub/.VSCode/.envrc; then echo PLANTED envrc; else echo BLOCKED envrc; fi
   if echo {} > sub/.VSCode/tasks.json; then echo WROTE tasks; fi
+  if echo x >> "sub/$(printf ".con\\357\\254\\201g")/mise/config.toml"; then echo WROTE mise; fi
   mkdir -p new/.VSCODE && echo {} > new/.VSCODE/tasks.json' 2>"$TEST_TMP/err")
 ok $([ "$(cat "$C/sub/.VSCode/.envrc")" = 'export A=1' ] && grep -qx "BLOCKED envrc" <<<"$out"; echo $?) \
     "another spelling: an .envrc inside .VSCode is read-only ($out)"
 ok $(grep -qx "WROTE tasks" <<<"$out" && [ -f "$C/sub/.VSCode/tasks.json" ]; echo $?) \
     "another spelling: .VSCode itself is an ordinary directory here"
+ok $(grep -qx "WROTE mise" <<<"$out"; echo $?) \
+    "another spelling: .conﬁg (U+FB01 for fi) is an ordinary directory here, its mise/ not protected"
 ok $([ -f "$C/new/.VSCODE/tasks.json" ] && ! ls "$C/new" | grep -q quarantine; echo $?) \
     "another spelling: a .VSCODE planted inside is not moved aside here ($(ls -A "$C/new" | tr '\n' ' '))"
 
