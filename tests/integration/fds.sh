@@ -84,11 +84,23 @@ session() {
         done
     done
     ok $([ -z "$nl_held" ]; echo $?) "$mode: bubblewrap and the agent hold no netlink socket of the namespace${nl_held:+ (held:$nl_held)}"
+    # Nor a socket listening inside for the launcher (the filtering proxy's,
+    # host ports'): whoever holds one could accept the agent's connections
+    # in its place. The agent here opens no TCP socket.
+    local tcp_held=""
+    for p in $procs; do
+        case $(cat /proc/"$p"/comm 2>/dev/null) in bwrap | bash | sleep) ;; *) continue ;; esac
+        for ino in $(fd_report "$p" | sed -n 's/.*-> socket:\[\([0-9]*\)\]$/\1/p'); do
+            cat /proc/"$p"/net/tcp /proc/"$p"/net/tcp6 2>/dev/null | awk -v i="$ino" '$10 == i { f = 1 } END { exit !f }' &&
+                tcp_held="$tcp_held $p($(cat /proc/"$p"/comm)):socket:[$ino]"
+        done
+    done
+    ok $([ -z "$tcp_held" ]; echo $?) "$mode: bubblewrap and the agent hold no TCP socket${tcp_held:+ (held:$tcp_held)}"
     ok $([ -z "$leaks" ]; echo $?) "$mode: no process the launcher started holds the caller's fds or the session's files${leaks:+ (held:$leaks)}"
     for want in "$@"; do
         case $want in
-        !*) ok $(! grep -qw "${want#!}" <<<"$names"; echo $?) "$mode: no ${want#!} among them" ;;
-        *) ok $(grep -qw "$want" <<<"$names"; echo $?) "$mode: $want was among them" ;;
+        !*) ok $(! grep -qE "(^| )${want#!}( |\$)" <<<"$names"; echo $?) "$mode: no ${want#!} among them" ;;
+        *) ok $(grep -qE "(^| )$want( |\$)" <<<"$names"; echo $?) "$mode: $want was among them" ;;
         esac
     done
     kill -TERM "$pid" 2>/dev/null
