@@ -161,8 +161,9 @@ static bool left_writable_below(const struct pf_options *o, const char *parent)
 }
 
 /* One list entry in the directory `dir` (relative to the root), its first
- * component spelled as the directory lists it (`listed`; NULL: as the list
- * does). */
+ * component spelled as the directory lists it (`listed`), or NULL where the
+ * listing has no name that is it (name_fold.h: nor one a case-insensitive
+ * file system takes for it): missing, without an lstat to ask. */
 static int check_entry(struct walk *w, const char *dir, const struct pf_entry *e, bool at_root,
                        const char *listed)
 {
@@ -183,7 +184,7 @@ static int check_entry(struct walk *w, const char *dir, const struct pf_entry *e
 		    parent_rel ? at(w->root->host, parent_rel) : NULL;
 		if (!parent_host)
 			return -ENOMEM;
-		int pk = kind_of(parent_host);
+		int pk = listed ? kind_of(parent_host) : 0;
 		if (pk < 0)
 			return refuse(w, parent_rel, pk);
 		if (pk == 'l')
@@ -208,7 +209,7 @@ static int check_entry(struct walk *w, const char *dir, const struct pf_entry *e
 			                 rel, e, 1);
 		}
 	}
-	int k = kind_of(host);
+	int k = listed ? kind_of(host) : 0;
 	if (k < 0)
 		return refuse(w, rel, k);
 	if (k == 'l')
