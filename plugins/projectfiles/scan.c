@@ -109,10 +109,20 @@ static int add(struct walk *w, int op, const char *rel, const struct pf_entry *e
 	a.host = at(w->root->host, rel);
 	a.dest = at(w->root->dest, rel);
 	int ret = a.host && a.dest ? 0 : -ENOMEM;
-	/* One action per path: the first (a mask of .claude covers its entries). */
-	for (size_t i = 0; ret >= 0 && i < r->n; i++)
-		if (strcmp(r->v[i].dest, a.dest) == 0)
-			ret = 1;
+	/* One action per path: the first (a mask of .claude covers its entries),
+	 * but that a directory was only bound over itself to hold what is
+	 * protected in it yields to protecting it whole (an extra ".claude/"). */
+	for (size_t i = 0; ret >= 0 && i < r->n; i++) {
+		if (strcmp(r->v[i].dest, a.dest) != 0)
+			continue;
+		if (r->v[i].op == PF_OP_PIN && op != PF_OP_PIN && op != PF_OP_MKDIR_PIN) {
+			free(r->v[i].host);
+			free(r->v[i].dest);
+			r->v[i] = a;
+			return 0;
+		}
+		ret = 1;
+	}
 	if (ret == 0)
 		ret = grow(&r->v, &r->cap, r->n, sizeof(*r->v));
 	if (ret != 0) {
@@ -257,27 +267,38 @@ static bool starts_entry(const struct pf_entry *e, const char *name, size_t n)
 	return strncmp(e->path, name, n) == 0 && (e->path[n] == '\0' || e->path[n] == '/');
 }
 
-/* The list's first component that the entry `n` of the directory (fd, or
- * host where fd < 0) is: that spelling, or one a case-insensitive file
- * system takes for it (name_fold.h); NULL if none. */
-static const char *first_listed_as(const struct walk *w, int fd, const char *host, const char *n)
+/* Each of the list's first components that the entry `n` of the directory
+ * (fd, or host where fd < 0) is, pushed to found (and n to spelled): that
+ * spelling, and any the list has that a case-insensitive file system takes
+ * for it (name_fold.h; two may fold alike, an extra ".Claude" beside
+ * ".claude"). One that no entry is named by is missing (check_entry). The
+ * number pushed, or -ENOMEM. */
+static int firsts_listed_as(const struct walk *w, int fd, const char *host, const char *n,
+                            struct strv *found, struct strv *spelled)
 {
 	const char *const *hit = bsearch(&n, w->firsts->v, w->firsts->n, sizeof(char *), cmp_str);
-	if (hit)
-		return *hit;
+	int pushed = 0, r;
+	if (hit) {
+		if ((r = strv_push(found, *hit)) < 0 || (r = strv_push(spelled, n)) < 0)
+			return r;
+		pushed++;
+	}
 	char key[NAME_MAX + 1];
 	if (name_fold(n, key, sizeof(key)) >= sizeof(key))
-		return NULL;
+		return pushed;
 	size_t nf = w->firsts->n;
 	const struct folded_first k = {.key = key};
 	const struct folded_first *f = bsearch(&k, w->folded, nf, sizeof(k), cmp_folded);
-	/* Two of the list's may fold alike (extras): each one. */
 	while (f && f > w->folded && strcmp(f[-1].key, key) == 0)
 		f--;
-	for (; f && f < w->folded + nf && strcmp(f->key, key) == 0; f++)
-		if (name_resolves_to(fd, host, n, f->first))
-			return f->first;
-	return NULL;
+	for (; f && f < w->folded + nf && strcmp(f->key, key) == 0; f++) {
+		if ((hit && f->first == *hit) || !name_resolves_to(fd, host, n, f->first))
+			continue;
+		if ((r = strv_push(found, f->first)) < 0 || (r = strv_push(spelled, n)) < 0)
+			return r;
+		pushed++;
+	}
+	return pushed;
 }
 
 /* The entries a directory holds (read once: one lstat per entry found, not
@@ -310,14 +331,9 @@ static int scan_dir(struct walk *w, const struct qitem *it, struct qitem **q, si
 		const char *n = dirlist_name(&l, i);
 		/* Most names are not on the list: their first byte, or a binary
 		 * search (as spelled, then folded), says so. */
-		const char *first = has_byte(w->first_bytes, name_fold_first(n))
-		                        ? first_listed_as(w, fd, host, n)
-		                        : NULL;
-		if (first) {
-			if ((ret = strv_push(&found, first)) >= 0)
-				ret = strv_push(&spelled, n);
+		if (has_byte(w->first_bytes, name_fold_first(n)) &&
+		    (ret = firsts_listed_as(w, fd, host, n, &found, &spelled)) != 0)
 			continue; /* protected whole, or holds what is: not walked */
-		}
 		unsigned char t = l.types[i];
 		if (t == DT_UNKNOWN) {
 			struct stat st;

@@ -134,6 +134,14 @@ ok $(grep -qx SKILLS <<<"$out" && grep -qx PINNED <<<"$out" && grep -qx SETTINGS
     "a missing .claude with one entry left writable: made, pinned, the others masked ($(echo $out))"
 ok $([ -f "$TEST_TMP/bare/.claude/skills/s/SKILL.md" ] && [ ! -e "$TEST_TMP/bare/.claude/settings.json" ]; echo $?) \
     "host: the skill persists, no placeholder settings.json left"
+# An extra directory the default list has files in is protected whole, not
+# only bound over itself to hold them.
+printf 'sandbox: { command = "bash"; };\nplugins: { projectfiles: { extra = [ ".claude/" ]; }; };\n%s' "$NET_OFF" >"$TEST_TMP/extra.cfg"
+out=$(asb -c "$TEST_TMP/extra.cfg" -- -c \
+    '{ echo x > .claude/planted && echo PLANTED; echo {} > .claude/settings.json && echo SETTINGS; } 2>/dev/null; echo done' 2>&1)
+s=$(sessions | tail -1)
+ok $([ "$out" = done ] && [ ! -e .claude/planted ] && grep -qF "read-only $W/.claude (" "$s/launch.log"; echo $?) \
+    "extra = [ \".claude/\" ]: the whole of .claude read-only, nothing planted in it ($(echo $out))"
 printf 'sandbox: { command = "bash"; };\nplugins: { projectfiles: { writable = [ ".nope" ]; }; };\n' >"$TEST_TMP/bad.cfg"
 err=$(asb -c "$TEST_TMP/bad.cfg" -- -c true 2>&1)
 ok $([ $? -eq 125 ] && grep -q 'bad.cfg:2: plugins.projectfiles.writable: ".nope" is not on the list' <<<"$err"; echo $?) \

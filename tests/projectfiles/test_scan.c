@@ -59,17 +59,23 @@ static int teardown(void **state)
 	return system(cmd) == 0 ? 0 : -1;
 }
 
-static int scan(const char *const *writable, int audit, struct pf_result *r)
+static int scan_list(const struct pf_entry *list, const char *const *writable, int audit,
+                     struct pf_result *r)
 {
 	struct pf_root roots[] = {{at("ws"), at("ws"), 1}, {at("rw"), at("rw"), 0}};
 	struct pf_options o = {.roots = roots,
 	                       .n_roots = 2,
-	                       .list = pf_default_list,
+	                       .list = list,
 	                       .writable = writable,
 	                       .max_depth = 8,
 	                       .max_dirs = 1000,
 	                       .audit = audit};
 	return pf_scan(&o, r);
+}
+
+static int scan(const char *const *writable, int audit, struct pf_result *r)
+{
+	return scan_list(pf_default_list, writable, audit, r);
 }
 
 static void test_present_and_missing(void **state)
@@ -207,6 +213,65 @@ static void test_case_insensitive_volume(void **state)
 	pf_result_free(&r);
 }
 
+/* The default list with one extra entry, a directory protected whole
+ * (malloc'd). */
+static struct pf_entry *list_with_dir(const char *extra)
+{
+	size_t n = 0;
+	while (pf_default_list[n].path)
+		n++;
+	struct pf_entry *list = calloc(n + 2, sizeof(*list));
+	assert_non_null(list);
+	memcpy(list, pf_default_list, n * sizeof(*list));
+	list[n] = (struct pf_entry){extra, PF_DIR, PF_MASK, "test"};
+	return list;
+}
+
+/* An extra ".claude/" protects the directory whole: read-only, not only
+ * bound over itself to hold the default list's files in it. */
+static void test_extra_dir_over_listed_files(void **state)
+{
+	(void)state;
+	sh("mkdir -p ws/.claude rw && echo x > ws/.claude/settings.json");
+	struct pf_entry *list = list_with_dir(".claude");
+	struct pf_result r;
+	assert_int_equal(scan_list(list, NULL, 0, &r), 0);
+	assert_int_equal(find(&r, "ws/.claude")->op, PF_OP_RO);
+	assert_int_equal(find(&r, "ws/.claude/settings.json")->op, PF_OP_RO);
+	pf_result_free(&r);
+	/* Without it, bound over itself. */
+	assert_int_equal(scan(NULL, 0, &r), 0);
+	assert_int_equal(find(&r, "ws/.claude")->op, PF_OP_PIN);
+	pf_result_free(&r);
+	free(list);
+}
+
+/* Two of the list's names that fold alike (an extra ".Claude/" beside the
+ * default ".claude/..."), one listed: on a case-insensitive volume both are
+ * that entry, protected as the listing spells it, and neither is masked
+ * as missing beside it. */
+static void test_list_names_folding_alike(void **state)
+{
+	(void)state;
+	sh("mkdir -p ws/.claude rw && echo x > ws/.claude/settings.json");
+	struct pf_entry *list = list_with_dir(".Claude");
+	struct pf_result r;
+	ci_lookup_root = root;
+	int ret = scan_list(list, NULL, 0, &r);
+	ci_lookup_root = NULL;
+	assert_int_equal(ret, 0);
+	assert_int_equal(find(&r, "ws/.claude")->op, PF_OP_RO);
+	assert_int_equal(find(&r, "ws/.claude/settings.json")->op, PF_OP_RO);
+	assert_null(find(&r, "ws/.Claude"));
+	pf_result_free(&r);
+	/* Where spellings differ, .Claude is another name: missing, masked. */
+	assert_int_equal(scan_list(list, NULL, 0, &r), 0);
+	assert_int_equal(find(&r, "ws/.Claude")->op, PF_OP_MASK_DIR);
+	assert_int_equal(find(&r, "ws/.claude")->op, PF_OP_PIN);
+	pf_result_free(&r);
+	free(list);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -215,6 +280,8 @@ int main(void)
 	    cmocka_unit_test_setup_teardown(test_missing_parent, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_symlink_refused, setup, teardown),
 	    cmocka_unit_test_setup_teardown(test_case_insensitive_volume, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_extra_dir_over_listed_files, setup, teardown),
+	    cmocka_unit_test_setup_teardown(test_list_names_folding_alike, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
