@@ -963,8 +963,11 @@ int launch_run(struct launch *l)
 
 	/* What this session may write is on record before its agent can run
 	 * (core/selfconfig.h); the policy's lines open launch.log. */
-	if ((r = selfconfig_record(&l->session, &l->self_start, &l->plan, &l->self_protected)) < 0)
+	r = selfconfig_record(&l->session, &l->self_start, &l->plan, &l->self_protected,
+	                      &l->self_paths);
+	if (r < 0)
 		log_msg(LOG_WARN, "cannot record what this session may write: %s", strerror(-r));
+	l->self_exposed = r > 0;
 	log_policy(l);
 	protections_log(l);
 	hardening_log(l);
@@ -1023,7 +1026,7 @@ int launch_run(struct launch *l)
 	 * left running inside would otherwise have until its pid 1 kills it. */
 	if (wstatus >= 0)
 		(void)reap_adopted_sandbox(l, 2000);
-	selfconfig_record_end(&l->session);
+	selfconfig_record_end(&l->session, l->self_exposed);
 	int code;
 	int (*wait_op)(const struct asb_host *, struct asb_ctx *, void *, int) = OP(l, wait);
 	if (wstatus < 0)

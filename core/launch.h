@@ -58,6 +58,7 @@ struct launch {
 	struct strv self_protected;              /* ... and was made read-only inside */
 	struct selfconfig_records *self_records; /* the sessions' records, read once */
 	struct timespec self_start;              /* for this session's record */
+	bool self_exposed;                       /* its agent can write one of self_paths */
 
 	bool hold;            /* the sandbox waits for release */
 	struct child spawned; /* what the core waits for */

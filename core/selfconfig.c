@@ -160,8 +160,26 @@ static int print_escaped(FILE *f, const char *tag, const char *path)
 	return clean && fprintf(f, "%s %s\n", tag, clean) > 0 ? 0 : -ENOMEM;
 }
 
+static bool within_any(const struct strv *roots, const char *path);
+
+/* Could the agent write one of `paths`, or the state root (missing from
+ * them on a first launch, made since): within a writable entry, not
+ * protected? */
+static bool exposed(const struct strv *writable, const struct strv *protected,
+                    const struct strv *paths, const char *state_root)
+{
+	char root[PATH_MAX];
+	if (state_root && path_real(state_root, root) && within_any(writable, root) &&
+	    !within_any(protected, root))
+		return true;
+	for (size_t i = 0; i < paths->n; i++)
+		if (within_any(writable, paths->v[i]) && !within_any(protected, paths->v[i]))
+			return true;
+	return false;
+}
+
 int selfconfig_record(struct session *s, const struct timespec *start, const struct plan *plan,
-                      const struct strv *protected)
+                      const struct strv *protected, const struct strv *paths)
 {
 	/* Only the outermost writable paths: one that another holds changes
 	 * no check, and git protection's writable rebinds are hundreds. */
@@ -182,16 +200,32 @@ int selfconfig_record(struct session *s, const struct timespec *start, const str
 		r = print_escaped(f, "w", writable.v[i]);
 	for (size_t i = 0; f && r >= 0 && i < protected->n; i++)
 		r = print_escaped(f, "p", protected->v[i]);
+	bool agent_may_write = exposed(&writable, protected, paths, s->root);
 	strv_clear(&writable);
 	if (!f || fclose(f) != 0 || r < 0)
 		return -ENOMEM;
-	return session_write(s, RECORD, text, len);
+	r = session_write(s, RECORD, text, len);
+	return r < 0 ? r : agent_may_write;
 }
 
-void selfconfig_record_end(struct session *s)
+void selfconfig_record_end(struct session *s, bool agent_could_write)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
+	/* A change made after this instant by the launcher itself (this one's
+	 * last writes, the next launch's) is dated by the coarse clock, up to
+	 * a tick before it: the next check would take it for the agent's.
+	 * Where the agent could write what shapes the sandbox, leave only once
+	 * that clock has passed it (at most a tick, a few ms). */
+#ifdef CLOCK_REALTIME_COARSE
+	struct timespec coarse;
+	while (agent_could_write && clock_gettime(CLOCK_REALTIME_COARSE, &coarse) == 0 &&
+	       (coarse.tv_sec < ts.tv_sec ||
+	        (coarse.tv_sec == ts.tv_sec && coarse.tv_nsec <= ts.tv_nsec))) {
+		struct timespec ms = {0, 1000000};
+		nanosleep(&ms, NULL);
+	}
+#endif
 	char line[64];
 	int n = snprintf(line, sizeof(line), "end %lld %ld\n", (long long)ts.tv_sec, ts.tv_nsec);
 	int fd = session_open(s, RECORD);

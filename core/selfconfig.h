@@ -29,12 +29,16 @@ int selfconfig_protect(struct plan *plan, const struct strv *paths, struct strv 
 void selfconfig_start_time(struct timespec *out);
 
 /* The session's record ("writable"): its start (selfconfig_start_time), the
- * plan's writable host paths and what was protected. */
+ * plan's writable host paths and what was protected. 1 when the agent can
+ * write one of `paths` (selfconfig_collect's) or the state root, 0 when
+ * not, or -errno. */
 int selfconfig_record(struct session *s, const struct timespec *start, const struct plan *plan,
-                      const struct strv *protected);
+                      const struct strv *protected, const struct strv *paths);
 
-/* The agent is gone: nothing of this session writes any more. */
-void selfconfig_record_end(struct session *s);
+/* The agent is gone: nothing of this session writes any more. When it
+ * could write one of the paths, returns once file times are later than
+ * the end recorded (so that no later change is dated within the session). */
+void selfconfig_record_end(struct session *s, bool agent_could_write);
 
 /* The records of ended sessions, read once per launch for all its checks
  * (an ended session's record does not change any more). Zeroed to start. */

@@ -124,4 +124,29 @@ else
     skip "no C compiler"
 fi
 
+# --- the launcher's own writes right after such a session are not the agent's ----------
+# A first launch (no state root yet) whose agent can write it (--allow-home),
+# then at once a launch that first writes the state root (--check keeps the
+# plugin cache there), then another: the file times of the launcher's own
+# writes, from the coarse clock, may read up to a tick before the session's
+# recorded end; that session ends only once they cannot, and nothing is
+# refused. Ten times over: the race is a few ms wide.
+F="$TEST_TMP/first"
+refused=0
+for i in $(seq 10); do
+    rm -rf "$F"
+    mkdir -p "$F/ws" "$F/home/project"
+    printf 'sandbox: { command = "bash"; rw_dirs = [ "%s" ]; };\nnetwork: { enabled = false; };\n' \
+        "$F/home" >"$F/all.cfg"
+    printf 'sandbox: { command = "bash"; rw_dirs = [ "%s" ]; };\nnetwork: { enabled = false; };\n' \
+        "$F/home/project" >"$F/project.cfg"
+    out=$(cd "$F/ws" && export HOME="$F/home" && unset XDG_STATE_HOME &&
+        "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$F/all.cfg" --allow-home -- -c true >/dev/null 2>&1 &&
+        "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$F/all.cfg" --check >/dev/null 2>&1 </dev/null
+        "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$F/project.cfg" -- -c 'echo RAN' 2>&1 </dev/null)
+    grep -qx RAN <<<"$out" || { refused=$((refused + 1)); why=$out; }
+done
+ok $([ $refused -eq 0 ]; echo $?) \
+    "the launcher's own change right after a session that could write its state is not taken for the agent's ($refused of 10 refused${why:+: $why})"
+
 done_testing

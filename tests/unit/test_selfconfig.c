@@ -67,7 +67,22 @@ static void test_record_keeps_outermost(void **state)
 	selfconfig_start_time(&start);
 	struct strv protected = {0};
 	assert_int_equal(strv_push(&protected, conf), 0);
-	assert_int_equal(selfconfig_record(&s, &start, &plan, &protected), 0);
+	struct strv unexposed = {0}, exposed = {0};
+	assert_int_equal(strv_push(&unexposed, conf), 0); /* protected */
+	assert_int_equal(strv_push(&unexposed, outside), 0);
+	_cleanup_free_ char *in_ws = str_printf("%s/x.cfg", ws);
+	assert_int_equal(strv_push(&exposed, in_ws), 0);
+	assert_int_equal(selfconfig_record(&s, &start, &plan, &protected, &exposed), 1);
+	/* The state root itself, though no path names it (a first launch
+	 * makes it after they are collected). */
+	struct plan over_root = {0};
+	add(&over_root, ASB_ENTRY_WRITE, tmp);
+	assert_int_equal(selfconfig_record(&s, &start, &over_root, &protected, &unexposed), 1);
+	plan_free(&over_root);
+	/* Last: the record checked below. */
+	assert_int_equal(selfconfig_record(&s, &start, &plan, &protected, &unexposed), 0);
+	strv_clear(&unexposed);
+	strv_clear(&exposed);
 
 	_cleanup_free_ char *file = str_printf("%s/writable", s.dir);
 	_cleanup_free_ char *text = NULL;
