@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include "netns.h"
 #include "fdpass.h"
+#include "loopback.h"
 #include "platform.h"
 #include "util.h"
 
@@ -435,23 +436,6 @@ void platform_netns_detach(struct netns_link *h)
 }
 
 /* Bring `lo` up in the current network namespace. */
-static int loopback_up(void)
-{
-	int s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
-	struct ifreq ifr = {0};
-	memcpy(ifr.ifr_name, "lo", sizeof("lo")); /* no stdio: see id_map_line */
-	int r = 0;
-	if (ioctl(s, SIOCGIFFLAGS, &ifr) < 0)
-		r = -errno;
-	ifr.ifr_flags |= IFF_UP | IFF_RUNNING;
-	if (r == 0 && ioctl(s, SIOCSIFFLAGS, &ifr) < 0)
-		r = -errno;
-	close(s);
-	return r;
-}
-
 /* "ID ID 1\n" without stdio: the caller may share the launcher's memory. */
 static void id_map_line(unsigned id, char out[32])
 {

@@ -34,6 +34,7 @@
 #include "mounts.h"
 
 #include "../nosymlinks.h"
+#include "mount_api.h"
 
 #include <agentsandbox/plugin.h>
 
@@ -54,27 +55,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#ifndef SYS_open_tree
-#define SYS_open_tree 428
-#endif
-#ifndef SYS_move_mount
-#define SYS_move_mount 429
-#endif
-#ifndef SYS_mount_setattr
-#define SYS_mount_setattr 442
-#endif
-#define OPEN_TREE_CLONE_    1u
-#define AT_RECURSIVE_       0x8000
-#define MOVE_MOUNT_F_EMPTY_ 0x4u
-#define MOVE_MOUNT_T_EMPTY_ 0x40u
-#define MOUNT_ATTR_RDONLY_  0x1ull
-#define MOUNT_ATTR_NOSUID_  0x2ull
-#define MOUNT_ATTR_NODEV_   0x4ull
-
-struct mount_attr_ {
-	uint64_t attr_set, attr_clr, propagation, userns_fd;
-};
-
 #define MAX_LIST    (64u << 20)
 #define MAX_RECORDS 65536u
 
@@ -88,13 +68,6 @@ struct record {
 	size_t len;
 	char *path;
 };
-
-static void closep_(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-}
-#define _autoclose_ __attribute__((cleanup(closep_)))
 
 static int read_all(int fd, char **out, size_t *len_out)
 {
