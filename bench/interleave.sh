@@ -5,6 +5,9 @@
 # median as a ratio to the raw bubblewrap yardstick.
 #   bench/interleave.sh OLD_BUILD NEW_BUILD [ROUNDS] [MODES...]
 # (default 60 rounds; modes: off filtered open, open only where it can run)
+# OLD_CFG, NEW_CFG: config lines added for that build's launches, e.g. one
+# build both ways: NEW_CFG='plugins: { bwrap: { builder = "init"; }; };'
+#   bench/interleave.sh build build 300 off
 set -euo pipefail
 OLD=$(cd "${1:?usage: interleave.sh OLD_BUILD NEW_BUILD [ROUNDS] [MODES...]}" && pwd)
 NEW=$(cd "${2:?usage: interleave.sh OLD_BUILD NEW_BUILD [ROUNDS] [MODES...]}" && pwd)
@@ -39,10 +42,11 @@ cmds = {"raw bwrap": [shutil.which("bwrap"), "--unshare-all", "--die-with-parent
                       "--ro-bind", "/etc", "/etc", "--proc", "/proc", "--dev", "/dev",
                       "--tmpfs", home, "--bind", ws, ws, "--chdir", ws, "/bin/true"]}
 for m in modes:
-    cfg = os.path.join(work, m + ".cfg")
-    with open(cfg, "w") as f:
-        f.write('sandbox: { name = "bench"; command = "/bin/true"; };\n' + net[m])
     for tag, b in (("OLD", old), ("NEW", new)):
+        cfg = os.path.join(work, "%s-%s.cfg" % (tag, m))
+        with open(cfg, "w") as f:
+            f.write('sandbox: { name = "bench"; command = "/bin/true"; };\n' + net[m] +
+                    os.environ.get(tag + "_CFG", "") + "\n")
         cmds["%s %s" % (tag, m)] = [os.path.join(b, "agentsandbox"), "--plugin-dir",
                                     os.path.join(b, "plugins"), "-c", cfg]
 try:

@@ -9,6 +9,14 @@ set -u
 : "${ASB_PLUGIN_DIR:=$BUILD_ROOT/plugins}"
 : "${ASB_PROXY:=$BUILD_ROOT/proxy/agentsandbox-proxy}"
 export ASB ASB_PLUGIN_DIR ASB_PROXY SRC_ROOT BUILD_ROOT
+# What makes the sandbox for the bwrap backend (plugins.bwrap.builder, from
+# AGENTSANDBOX_BWRAP_BUILDER: run-all.sh runs the integration suites with
+# each), and the name its process has on the host.
+if [ "${AGENTSANDBOX_BWRAP_BUILDER:-bubblewrap}" = init ]; then
+    SANDBOX_MAKER=asb-sandbox
+else
+    SANDBOX_MAKER=bwrap
+fi
 
 _tap_n=0
 _tap_fail=0

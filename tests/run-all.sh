@@ -7,6 +7,9 @@
 #      libraries");
 #   3. the portable build (-Dplatform=posix: the core without any Linux part,
 #      the stub backend, the portable plugins): its unit and conformance tests;
+#   1b, 2b. each of those builds' integration and git suites again with the
+#      sandbox made by agentsandbox-init instead of bubblewrap
+#      (AGENTSANDBOX_BWRAP_BUILDER=init: plugins.bwrap.builder);
 #   4. a clang ASan+UBSan build, with slirp4netns pinned (-Dslirp4netns);
 #      unit, integration, conformance, git, proxy, browsers and fuzz suites
 #      (not agents: the CLIs are node and native programs).
@@ -48,6 +51,16 @@ run_suite() { # name builddir [meson setup args...]
 
 run_suite "gcc -Werror, as $(id -un)" "$WORK/build-gcc"
 
+# The same build's sandbox suites with builder = init (no bubblewrap).
+native_suites() { # builddir
+    AGENTSANDBOX_BWRAP_BUILDER=init meson test -C "$1" --print-errorlogs --num-processes 2 \
+        --suite integration --suite git
+}
+if [ -f "$WORK/build-gcc/build.ninja" ]; then
+    step "gcc -Werror, as $(id -un): builder = init"
+    native_suites "$WORK/build-gcc" || failed+=("builder = init, as $(id -un)"$'\n'"$(failures_of "$WORK/build-gcc")")
+fi
+
 if [ "$(id -u)" -eq 0 ]; then
     user=${ASB_TEST_USER:-asbtest}
     id "$user" >/dev/null 2>&1 || useradd --create-home --shell /bin/bash "$user"
@@ -62,6 +75,12 @@ if [ "$(id -u)" -eq 0 ]; then
         HOME="$(getent passwd "$user" | cut -d: -f6)" USER="$user" LOGNAME="$user" \
         bash -c "cd '$copy' && meson setup build -Dstatic_deps=true >/dev/null && ninja -C build && meson test -C build --print-errorlogs --num-processes 2"; then
         failed+=("as $user"$'\n'"$(failures_of "$copy/build")")
+    fi
+    step "unprivileged: as $user, builder = init"
+    if [ -f "$copy/build/build.ninja" ] && ! runuser -u "$user" -- env -u XDG_RUNTIME_DIR -u XDG_STATE_HOME -u XDG_CONFIG_HOME \
+        HOME="$(getent passwd "$user" | cut -d: -f6)" USER="$user" LOGNAME="$user" \
+        bash -c "$(declare -f native_suites); native_suites '$copy/build'"; then
+        failed+=("builder = init, as $user"$'\n'"$(failures_of "$copy/build")")
     fi
 fi
 

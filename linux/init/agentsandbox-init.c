@@ -8,6 +8,7 @@
  *                     [--write-files PATH] [--exec PATH]...]
  *                     [--seccomp FILE] [--mounts-fd FD [--legacy-mounts]]
  *                     -- COMMAND [ARGS...]
+ *   agentsandbox-init --sandbox [bubblewrap's options] -- COMMAND [ARGS...]
  *
  *   --landlock          apply a Landlock ruleset with the rules that follow
  *   --write PATH        create, remove, write beneath PATH (a file: write it)
@@ -20,6 +21,8 @@
  *                       every capability: the backend ran init with
  *                       CAP_SYS_ADMIN and CAP_SETPCAP for them
  *   --legacy-mounts     with mount(2) only, as without the new mount API
+ *   --sandbox           first make the sandbox, as bubblewrap would, from
+ *                       the options of bubblewrap's that follow (sandbox.c)
  *
  * A path that does not exist inside is skipped: nothing is allowed there.
  * The mounts come first, then the capabilities go, then no_new_privs is set,
@@ -27,7 +30,9 @@
  * be applied. With AGENTSANDBOX_INIT_STATUS_FD=N in the environment it
  * reports on fd N that it reached the command ("R") and, if exec failed,
  * why ("E<errno>"): include/agentsandbox/plugin.h, ASB_INIT_STATUS_ENV. */
+#include "init.h"
 #include "mounts.h"
+#include "sandbox.h"
 
 #include <agentsandbox/plugin.h>
 
@@ -261,7 +266,7 @@ static int make_mounts(const char *num, int legacy)
 	return 0;
 }
 
-int main(int argc, char **argv)
+int init_main(int argc, char **argv)
 {
 	int status = status_fd();
 	int sep = -1;
@@ -320,4 +325,13 @@ int main(int argc, char **argv)
 	report(status, why);
 	fprintf(stderr, "%s: cannot run %s: %s\n", self, argv[sep + 1], strerror(e));
 	return e == ENOENT ? 127 : 126;
+}
+
+int main(int argc, char **argv)
+{
+	/* The bwrap backend's builder = init: make the sandbox, then be init
+	 * in its first process. */
+	if (argc > 1 && strcmp(argv[1], "--sandbox") == 0)
+		return sandbox_main(argc - 2, argv + 2);
+	return init_main(argc, argv);
 }

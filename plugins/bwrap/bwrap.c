@@ -19,9 +19,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#ifndef SYS_mount_setattr
+#define SYS_mount_setattr 442
+#endif
 
 #ifndef ASB_BWRAP_PATH
 #define ASB_BWRAP_PATH ""
@@ -168,24 +173,23 @@ static void warn_foreign_workspace(const struct asb_host *host, struct asb_ctx *
 		          ws, (unsigned)st.st_uid);
 }
 
-static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, void *data, uint64_t *caps,
-                       char *why, size_t why_len)
+/* plugins.bwrap.builder: bubblewrap (the default) or init. */
+static int read_builder(const struct asb_host *host, struct asb_ctx *ctx, struct bwrap *b)
 {
-	struct bwrap *b = data;
-	int r = find_bwrap(b->path, sizeof(b->path));
-	if (r < 0) {
-		snprintf(why, why_len,
-		         "bwrap (bubblewrap) is not installed; install it "
-		         "(apt-get install bubblewrap)");
-		return r;
-	}
-	if ((r = exec_check_trusted(b->path, why, why_len)) < 0)
-		return r;
-	/* A setuid bubblewrap started in a namespace's user namespace would
-	 * lose its privileges there: it makes its own network namespace. */
-	struct stat st;
-	if (stat(b->path, &st) == 0 && (st.st_mode & S_ISUID))
-		*caps &= ~ASB_CAP_NETNS_INHERIT;
+	const char *builder = NULL;
+	(void)host->config_string(ctx, "builder", &builder);
+	if (!builder || strcmp(builder, "bubblewrap") == 0)
+		b->native = false;
+	else if (strcmp(builder, "init") == 0)
+		b->native = true;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+/* The user namespaces the sandbox needs, whichever makes it. */
+static int check_userns(const struct asb_host *host, struct asb_ctx *ctx, char *why, size_t why_len)
+{
 	int64_t is_root = 0;
 	(void)host->policy_int(ctx, "is_root", &is_root);
 	long v;
@@ -201,6 +205,53 @@ static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, void *d
 		         "(kernel.unprivileged_userns_clone = 0)");
 		return -EPERM;
 	}
+	return 0;
+}
+
+/* builder = init: the mount API that agentsandbox-init builds with. */
+static int probe_native(const struct asb_host *host, struct asb_ctx *ctx, char *why, size_t why_len)
+{
+	int r = check_userns(host, ctx, why, why_len);
+	if (r < 0)
+		return r;
+	/* An fd of -1: EBADF where the call exists. */
+	if (syscall(SYS_mount_setattr, -1, "", 0, NULL, 0) < 0 && errno == ENOSYS) {
+		snprintf(why, why_len,
+		         "builder = init needs Linux 5.12 or newer (mount_setattr); "
+		         "builder = bubblewrap works here");
+		return -ENOSYS;
+	}
+	host->log(ctx, ASB_LOG_INFO, "builder = init: agentsandbox-init makes the sandbox");
+	warn_foreign_workspace(host, ctx);
+	return 0;
+}
+
+static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, void *data, uint64_t *caps,
+                       char *why, size_t why_len)
+{
+	struct bwrap *b = data;
+	if (read_builder(host, ctx, b) < 0) {
+		snprintf(why, why_len, "plugins.bwrap.builder: bubblewrap or init");
+		return -EINVAL;
+	}
+	if (b->native)
+		return probe_native(host, ctx, why, why_len);
+	int r = find_bwrap(b->path, sizeof(b->path));
+	if (r < 0) {
+		snprintf(why, why_len,
+		         "bwrap (bubblewrap) is not installed; install it "
+		         "(apt-get install bubblewrap)");
+		return r;
+	}
+	if ((r = exec_check_trusted(b->path, why, why_len)) < 0)
+		return r;
+	/* A setuid bubblewrap started in a namespace's user namespace would
+	 * lose its privileges there: it makes its own network namespace. */
+	struct stat st;
+	if (stat(b->path, &st) == 0 && (st.st_mode & S_ISUID))
+		*caps &= ~ASB_CAP_NETNS_INHERIT;
+	if ((r = check_userns(host, ctx, why, why_len)) < 0)
+		return r;
 	if ((r = cached_version(host, ctx, b->path, b->version, sizeof(b->version))) < 0) {
 		snprintf(why, why_len, "%s --version failed", b->path);
 		return r;
@@ -265,7 +316,8 @@ static void bwrap_fini(const struct asb_host *host, struct asb_ctx *ctx, void *d
 bool bwrap_may_add_caps(const struct bwrap *b)
 {
 	struct stat st;
-	return geteuid() == 0 || (b->path[0] && stat(b->path, &st) == 0 && !(st.st_mode & S_ISUID));
+	return b->native || geteuid() == 0 ||
+	       (b->path[0] && stat(b->path, &st) == 0 && !(st.st_mode & S_ISUID));
 }
 
 static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void *data)
@@ -296,7 +348,9 @@ static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void 
 static int bwrap_build(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct bwrap *b = data;
-	if (!b->path[0]) {
+	if (read_builder(host, ctx, b) < 0)
+		return -EINVAL;
+	if (!b->native && !b->path[0]) {
 		int r = find_bwrap(b->path, sizeof(b->path));
 		if (r < 0)
 			return r;
@@ -496,6 +550,8 @@ static int bwrap_wait(const struct asb_host *host, struct asb_ctx *ctx, void *da
 static int bwrap_describe(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	const struct bwrap *b = data;
+	if (b->native)
+		return host->describe(ctx, "builder", "init (agentsandbox-init makes the sandbox)");
 	int r = host->describe(ctx, "path", b->path[0] ? b->path : "(not found)");
 	if (r >= 0)
 		r = host->describe(ctx, "version", b->version[0] ? b->version : "unknown");
@@ -521,7 +577,7 @@ static const struct asb_backend_ops ops = {
     .wait = bwrap_wait,
 };
 
-static const char *const bwrap_keys[] = {"init_mounts", NULL};
+static const char *const bwrap_keys[] = {"init_mounts", "builder", NULL};
 
 static const struct asb_option bwrap_options[] = {
     {.struct_size = sizeof(struct asb_option),
@@ -532,6 +588,14 @@ static const struct asb_option bwrap_options[] = {
      .help = "which mounts agentsandbox-init makes instead of bubblewrap: auto (eight or "
              "more it can take), always, never",
      .values = "auto always never"},
+    {.struct_size = sizeof(struct asb_option),
+     .type = ASB_OPT_STRING,
+     .key = "builder",
+     .flag = "bwrap-builder",
+     .env = "BWRAP_BUILDER",
+     .help = "what makes the sandbox from the same options: bubblewrap, or init "
+             "(agentsandbox-init itself: no bubblewrap process, a faster launch)",
+     .values = "bubblewrap init"},
     {0},
 };
 

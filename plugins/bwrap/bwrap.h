@@ -26,6 +26,9 @@ struct bwrap_copy {
 };
 
 struct bwrap {
+	/* builder = init: agentsandbox-init makes the sandbox from the same
+	 * options (linux/init/sandbox.c), and path is unused. */
+	bool native;
 	char path[PATH_MAX];
 	char version[64];
 	unsigned major, minor;

@@ -21,7 +21,7 @@
 
 static bool version_at_least(const struct bwrap *b, unsigned major, unsigned minor)
 {
-	return b->major > major || (b->major == major && b->minor >= minor);
+	return b->native || b->major > major || (b->major == major && b->minor >= minor);
 }
 
 static int out_fd(const struct asb_host *host, struct asb_ctx *ctx, int fd)
@@ -219,6 +219,37 @@ static int render_run_dir(const struct asb_host *host, struct asb_ctx *ctx, cons
 	return 0;
 }
 
+/* What reads the options: bubblewrap, or (builder = init) the init the
+ * plan runs, exec'd through the fd it is bound by (the binary checked). */
+static int render_builder(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b)
+{
+	if (!b->native) {
+		OUT(b->path);
+		return 0;
+	}
+	int n = host->plan_entry_count(ctx);
+	for (int i = 0; i < n; i++) {
+		struct asb_entry e = {.struct_size = sizeof(e)};
+		int r = host->plan_entry_get(ctx, (uint32_t)i, &e);
+		if (r < 0)
+			return r;
+		if (strcmp(e.dest, ASB_RUN_DIR "/init") != 0)
+			continue;
+		char via[32];
+		/* A dry run shows the path; a launch runs what was checked. */
+		if (b->prepared && e.fd >= 0) {
+			if ((r = host->out_keep_fd(ctx, e.fd)) < 0)
+				return r;
+			snprintf(via, sizeof(via), "/proc/self/fd/%d", e.fd);
+		}
+		OUT(b->prepared && e.fd >= 0 ? via : e.host_path);
+		OUT("--sandbox");
+		return 0;
+	}
+	/* No init in the plan (no hardening): nothing to make it with. */
+	return -ENOENT;
+}
+
 /* The mounts init makes: a real launch planned them in build; a dry run
  * plans them here, to show them. */
 static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
@@ -254,7 +285,8 @@ static int render(const struct asb_host *host, struct asb_ctx *ctx, const struct
 	int64_t is_root = 0;
 	(void)host->policy_int(ctx, "is_root", &is_root);
 
-	OUT(b->path);
+	if ((r = render_builder(host, ctx, b)) < 0)
+		return r;
 	/* Every namespace; the core wires the network one when it must, and
 	 * then makes it first and starts bubblewrap in it. */
 	struct asb_network net = {.struct_size = sizeof(net)};

@@ -297,7 +297,12 @@ ok $(grep -q "^name *basic  \[file .*basic.cfg:2\]" <<<"$out"; echo $?) "--show-
 ok $(grep -q "^common_tools *false  \[flag\]" <<<"$out"; echo $?) "--show-config marks flags"
 ok $(grep -q "^unix_sockets *true  \[env\]" <<<"$out"; echo $?) "--show-config marks environment values"
 ok $(grep -q "^backend *bwrap  \[default\]" <<<"$out"; echo $?) "--show-config marks defaults"
-ok $(grep -q "/bwrap \\\\$" <<<"$out" && grep -q -- "--ro-bind-fd" <<<"$out"; echo $?) "--show-config prints the bwrap command"
+if [ "$SANDBOX_MAKER" = bwrap ]; then
+    ok $(grep -q "/bwrap \\\\$" <<<"$out" && grep -q -- "--ro-bind-fd" <<<"$out"; echo $?) "--show-config prints the bwrap command"
+else
+    ok $(grep -q "/agentsandbox-init \\\\$" <<<"$out" && grep -q -- "^  --sandbox \\\\$" <<<"$out" &&
+        grep -q -- "--ro-bind-fd" <<<"$out"; echo $?) "--show-config prints the command (builder = init)"
+fi
 ok $([ -z "$(sessions)" ] || [ "$(sessions | wc -l)" -eq 1 ]; echo $?) "--show-config creates no session"
 
 # --- plugin hooks, in order, and post_exit after a failure ----------------------

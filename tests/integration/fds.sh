@@ -66,7 +66,7 @@ session() {
     # open in bubblewrap or in the agent (slirp4netns joins through them).
     local ns_held=""
     for p in $procs; do
-        case $(cat /proc/"$p"/comm 2>/dev/null) in bwrap | bash | sleep) ;; *) continue ;; esac
+        case $(cat /proc/"$p"/comm 2>/dev/null) in bwrap | asb-sandbox | bash | sleep) ;; *) continue ;; esac
         if fd_report "$p" | grep -qE -- '-> (net|user):\['; then
             ns_held="$ns_held $p($(cat /proc/"$p"/comm)):$(fd_report "$p" | grep -E -- '-> (net|user):\[' | tr '\n' ' ')"
         fi
@@ -77,7 +77,7 @@ session() {
     # made by its owner can reconfigure that network.
     local nl_held="" ino
     for p in $procs; do
-        case $(cat /proc/"$p"/comm 2>/dev/null) in bwrap | bash | sleep) ;; *) continue ;; esac
+        case $(cat /proc/"$p"/comm 2>/dev/null) in bwrap | asb-sandbox | bash | sleep) ;; *) continue ;; esac
         for ino in $(fd_report "$p" | sed -n 's/.*-> socket:\[\([0-9]*\)\]$/\1/p'); do
             awk -v i="$ino" 'NR > 1 && $NF == i { f = 1 } END { exit !f }' /proc/"$p"/net/netlink 2>/dev/null &&
                 nl_held="$nl_held $p($(cat /proc/"$p"/comm)):socket:[$ino]"
@@ -89,7 +89,7 @@ session() {
     # in its place. The agent here opens no TCP socket.
     local tcp_held=""
     for p in $procs; do
-        case $(cat /proc/"$p"/comm 2>/dev/null) in bwrap | bash | sleep) ;; *) continue ;; esac
+        case $(cat /proc/"$p"/comm 2>/dev/null) in bwrap | asb-sandbox | bash | sleep) ;; *) continue ;; esac
         for ino in $(fd_report "$p" | sed -n 's/.*-> socket:\[\([0-9]*\)\]$/\1/p'); do
             cat /proc/"$p"/net/tcp /proc/"$p"/net/tcp6 2>/dev/null | awk -v i="$ino" '$10 == i { f = 1 } END { exit !f }' &&
                 tcp_held="$tcp_held $p($(cat /proc/"$p"/comm)):socket:[$ino]"
@@ -112,7 +112,7 @@ cat >"$TEST_TMP/off.cfg" <<'CFG'
 sandbox: { command = "bash"; };
 network: { enabled = false; };
 CFG
-session off "$TEST_TMP/off.cfg" bwrap
+session off "$TEST_TMP/off.cfg" "$SANDBOX_MAKER"
 
 cat >"$TEST_TMP/filtered.cfg" <<'CFG'
 sandbox: { command = "bash"; };
@@ -120,20 +120,20 @@ network: { allowed_domains = ( "example.com" ); host_ports = [ 5999 ]; };
 CFG
 # The proxy, and the helper inside the sandbox's network namespace (a forked
 # launcher, so it would hold whatever the launcher held).
-session filtered "$TEST_TMP/filtered.cfg" bwrap agentsandbox-pr agentsandbox
+session filtered "$TEST_TMP/filtered.cfg" "$SANDBOX_MAKER" agentsandbox-pr agentsandbox
 
 if command -v slirp4netns >/dev/null && { [ "$(id -u)" -eq 0 ] || [ -r /dev/net/tun ] && [ -w /dev/net/tun ]; }; then
     cat >"$TEST_TMP/open.cfg" <<'CFG'
 sandbox: { command = "bash"; };
 network: { host_ports = [ 5999 ]; };
 CFG
-    session open "$TEST_TMP/open.cfg" bwrap slirp4netns agentsandbox
+    session open "$TEST_TMP/open.cfg" "$SANDBOX_MAKER" slirp4netns agentsandbox
     # Nothing to make inside (no host or published port): slirp4netns joins
     # through descriptors, and no helper joins the namespace.
     cat >"$TEST_TMP/open-plain.cfg" <<'CFG'
 sandbox: { command = "bash"; };
 CFG
-    session "open, no port" "$TEST_TMP/open-plain.cfg" bwrap slirp4netns '!agentsandbox'
+    session "open, no port" "$TEST_TMP/open-plain.cfg" "$SANDBOX_MAKER" slirp4netns '!agentsandbox'
 else
     skip "open mode: slirp4netns missing or /dev/net/tun not usable"
 fi

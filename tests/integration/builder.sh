@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# builder = init (plugins.bwrap.builder): agentsandbox-init makes the
+# sandbox itself from the options bubblewrap would get (linux/init/
+# sandbox.c). The agent must see the very same sandbox either way, and the
+# sandbox must end with whatever made it. (run-all.sh also runs the whole
+# integration suite with it.)
+. "$SRC_ROOT/tests/lib.sh"
+
+command -v bwrap >/dev/null || skip_all "bwrap is not installed"
+INIT="$BUILD_ROOT/linux/agentsandbox-init"
+[ -x "$INIT" ] || skip_all "no agentsandbox-init built"
+
+WS="$TEST_TMP/ws"
+mkdir -p "$WS"
+cd "$WS" || exit 1
+git init -q . 2>/dev/null
+mkdir -p .vscode sub
+echo '{}' >.vscode/settings.json
+
+# What the agent sees of its sandbox, in a form both builders must print
+# alike: bubblewrap's setup root shows as the root's mount source
+# (/newroot) and its tmpfs without a mode option; pid 1 is bwrap or
+# asb-sandbox.
+cat >"$WS/view.sh" <<'SH'
+echo "== id"; id; cat /proc/self/uid_map /proc/self/gid_map /proc/self/setgroups
+echo "== status"; grep -E '^(Cap|NoNewPrivs|Seccomp)' /proc/self/status
+echo "== mounts"; awk '{ print $5, $6, $(NF-2) }' /proc/self/mountinfo
+echo "== files"
+for d in / /dev /run /run/agentsandbox /tmp /etc "$PWD" "$PWD/.vscode"; do
+    echo "-- $d"; ls -la "$d" 2>&1 | awk 'NR > 1 { print $1, $3, $4, $NF }'
+done
+echo "== fds"; ls /proc/self/fd
+echo "== env"; env | sort | grep -v '^_='
+echo "== cwd"; pwd; hostname
+echo "== limits"; ulimit -a
+echo "== processes"
+for p in /proc/[0-9]*; do echo "${p#/proc/} $(cat "$p"/comm 2>/dev/null)"; done |
+    sed 's/ \(bwrap\|asb-sandbox\)$/ MAKER/' | grep -v ' \(ls\|awk\|sed\|grep\|cat\|sort\)$'
+echo "== nested user namespace"; unshare -U true 2>&1 && echo made
+exit 0
+SH
+
+cat >"$TEST_TMP/off.cfg" <<'CFG'
+sandbox: { command = "bash"; };
+network: { enabled = false; };
+CFG
+cat >"$TEST_TMP/filtered.cfg" <<'CFG'
+sandbox: { command = "bash"; };
+network: { allowed_domains = ( "example.com" ); host_ports = [ 5999 ]; };
+CFG
+modes="off filtered"
+if command -v slirp4netns >/dev/null && { [ "$(id -u)" -eq 0 ] || [ -w /dev/net/tun ]; }; then
+    printf 'sandbox: { command = "bash"; };\n' >"$TEST_TMP/open.cfg"
+    modes="$modes open"
+fi
+
+for mode in $modes; do
+    for b in bubblewrap init; do
+        AGENTSANDBOX_BWRAP_BUILDER=$b asb -c "$TEST_TMP/$mode.cfg" -- view.sh >"$TEST_TMP/view.$mode.$b" 2>&1
+        echo "rc=$?" >>"$TEST_TMP/view.$mode.$b"
+    done
+    d=$(diff "$TEST_TMP/view.$mode.bubblewrap" "$TEST_TMP/view.$mode.init")
+    ok $([ -z "$d" ] && grep -q '^rc=0$' "$TEST_TMP/view.$mode.init" &&
+        grep -q ' MAKER$' "$TEST_TMP/view.$mode.init"; echo $?) \
+        "$mode: the agent sees the same sandbox made by init as by bubblewrap${d:+ ($(head -c 600 <<<"$d"))}"
+    ok $(grep -q "builder = init: agentsandbox-init makes the sandbox" "$(sessions | tail -1)/launch.log"; echo $?) \
+        "$mode: launch.log says init made it"
+done
+ok $(sed -n '/== nested user namespace/,$p' "$TEST_TMP/view.off.init" | grep -q '^made$'
+    [ $? -ne 0 ]; echo $?) "no nested user namespace inside"
+
+# The sandbox ends with its maker: killed (by the user, the OOM killer), it
+# takes pid 1 and every process inside with it, and the launch ends.
+marker="asb-builder-$$"
+maker_of() { # launcher pid -> the asb-sandbox process below it
+    local p
+    for p in $(pgrep -f -- "-c $TEST_TMP/off.cfg"); do
+        pgrep -P "$p" -x asb-sandbox && return
+    done
+}
+AGENTSANDBOX_BWRAP_BUILDER=init "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" -- \
+    -c "exec -a $marker sleep 300" >/dev/null 2>&1 &
+launcher=$!
+for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.05; done
+maker=$(maker_of)
+ok $([ -n "$maker" ] && pgrep -f "^$marker" >/dev/null; echo $?) "the agent runs below asb-sandbox ($maker)"
+[ -n "$maker" ] && kill -KILL "$maker"
+for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null || break; sleep 0.05; done
+ok $(! pgrep -f "^$marker" >/dev/null; echo $?) "the maker killed: nothing of the sandbox is left"
+for _ in $(seq 100); do kill -0 "$launcher" 2>/dev/null || break; sleep 0.05; done
+ok $(! kill -0 "$launcher" 2>/dev/null; echo $?) "...and the launch ends"
+wait "$launcher" 2>/dev/null
+rc=$?
+ok $([ "$rc" -ne 0 ]; echo $?) "...as a failure ($rc)"
+
+# The launcher killed: the maker, its pid 1 and the agent go with it.
+AGENTSANDBOX_BWRAP_BUILDER=init "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" -- \
+    -c "exec -a $marker sleep 300" >/dev/null 2>&1 &
+launcher=$!
+for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.05; done
+kill -KILL "$launcher"
+wait "$launcher" 2>/dev/null
+for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null || pgrep -x asb-sandbox >/dev/null || break; sleep 0.05; done
+ok $(! pgrep -f "^$marker" >/dev/null && ! pgrep -x asb-sandbox >/dev/null; echo $?) \
+    "the launcher killed: neither the maker nor the agent is left"
+
+# Bad options to init --sandbox: exit status 1, the option named, no
+# sandbox made.
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --bogus -- /bin/true 2>&1)
+ok $([ $? -eq 1 ] && grep -q -- "unknown option --bogus" <<<"$out"; echo $?) "an unknown option is named ($out)"
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --bind-fd 99 /x -- /bin/true 2>&1)
+ok $([ $? -eq 1 ] && grep -q -- "--bind-fd 99" <<<"$out"; echo $?) "a descriptor that is not open is named ($out)"
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --ro-bind /nonexistent-$$ /x -- /bin/true 2>&1)
+ok $([ $? -eq 1 ] && grep -q -- "/nonexistent-$$" <<<"$out"; echo $?) "a missing source is named ($out)"
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --ro-bind-try /nonexistent-$$ /x \
+    --ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64 \
+    -- /bin/sh -c 'test -e /x || echo absent' 2>&1)
+ok $([ $? -eq 0 ] && [ "$out" = absent ]; echo $?) "a missing --ro-bind-try source is skipped ($out)"
+out=$("$INIT" --sandbox --unshare-user -- /bin/true 2>&1)
+ok $([ $? -eq 1 ] && grep -q -- "--unshare-pid" <<<"$out"; echo $?) "no pid namespace asked: refused ($out)"
+# A descriptor whose object has no path any more (removed since it was
+# opened): refused, never bound by some other name.
+mkdir -p "$TEST_TMP/gone"
+out=$(exec 5<"$TEST_TMP/gone"
+    rmdir "$TEST_TMP/gone"
+    "$INIT" --sandbox --unshare-user --unshare-pid --ro-bind-fd 5 /x -- /bin/true 2>&1)
+ok $([ $? -eq 1 ] && grep -q -- "gone" <<<"$out"; echo $?) "a --ro-bind-fd of a removed directory is refused ($out)"
+
+out=$(asb --bwrap-builder nope -c "$TEST_TMP/off.cfg" -- -c true 2>&1)
+rc=$?
+ok $([ $rc -eq 125 ] && grep -q "plugins.bwrap.builder: bubblewrap or init" <<<"$out"; echo $?) \
+    "an unknown builder is refused and named ($rc: $out)"
+
+done_testing
