@@ -79,7 +79,7 @@ struct plan {
 /* Where the core's own files appear inside. */
 #define PLAN_RUN_DIR ASB_RUN_DIR
 #define PLAN_BIN_DIR ASB_BIN_DIR
-#define PLAN_INIT    PLAN_RUN_DIR "/init"
+#define PLAN_INIT    ASB_INIT_PATH
 #define PLAN_SECCOMP PLAN_RUN_DIR "/seccomp.bpf"
 
 void plan_free(struct plan *plan);

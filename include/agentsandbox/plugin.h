@@ -126,6 +126,8 @@ extern "C" {
  * which the backend makes. Nothing else may be added under ASB_RUN_DIR. */
 #define ASB_RUN_DIR "/run/agentsandbox"
 #define ASB_BIN_DIR ASB_RUN_DIR "/bin"
+/* 2.2: agentsandbox-init, which a plan that hardens runs first (argv[0]). */
+#define ASB_INIT_PATH ASB_RUN_DIR "/init"
 
 struct asb_entry {
 	uint32_t struct_size;

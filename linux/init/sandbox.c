@@ -64,7 +64,6 @@
 #define RESOLVE_NO_MAGICLINKS_ 0x02ull
 #define RESOLVE_IN_ROOT_       0x10ull
 
-#define INIT_PATH  ASB_RUN_DIR "/init"
 #define SETENV_MAX 8
 
 enum kind {
@@ -845,10 +844,10 @@ static int exit_code(int status)
 /* The first process: init's own main, or the command. */
 static int run_command(struct sandbox *sb)
 {
-	if (strcmp(sb->cmd[0], INIT_PATH) == 0)
+	if (strcmp(sb->cmd[0], ASB_INIT_PATH) == 0)
 		return init_main(sb->cmd_argc, sb->cmd);
 	if (sb->caps_kept) {
-		fprintf(stderr, "%s: --cap-add is for %s alone\n", self, INIT_PATH);
+		fprintf(stderr, "%s: --cap-add is for %s alone\n", self, ASB_INIT_PATH);
 		return 1;
 	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)

@@ -145,12 +145,14 @@ static int cached_version(const struct asb_host *host, struct asb_ctx *ctx, cons
 
 static int read_int_file(const char *path, long *out)
 {
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	int ok = fscanf(f, "%ld", out) == 1;
-	fclose(f);
-	return ok ? 0 : -EIO;
+	_cleanup_free_ char *text = NULL;
+	int r = read_file(path, &text, NULL);
+	if (r < 0)
+		return r;
+	char *end;
+	errno = 0;
+	*out = strtol(text, &end, 10);
+	return errno || end == text ? -EIO : 0;
 }
 
 /* Launched as root, the agent is uid 0 of a user namespace where only uid
@@ -208,12 +210,25 @@ static int check_userns(const struct asb_host *host, struct asb_ctx *ctx, char *
 	return 0;
 }
 
-/* builder = init: the mount API that agentsandbox-init builds with. */
+/* builder = init: the mount API that agentsandbox-init builds with, and a
+ * user namespace it may make. */
 static int probe_native(const struct asb_host *host, struct asb_ctx *ctx, char *why, size_t why_len)
 {
 	int r = check_userns(host, ctx, why, why_len);
 	if (r < 0)
 		return r;
+	int64_t is_root = 0;
+	(void)host->policy_int(ctx, "is_root", &is_root);
+	long v;
+	if (!is_root &&
+	    read_int_file("/proc/sys/kernel/apparmor_restrict_unprivileged_userns", &v) == 0 &&
+	    v != 0) {
+		snprintf(why, why_len,
+		         "builder = init: AppArmor lets only the programs it names make user "
+		         "namespaces here (kernel.apparmor_restrict_unprivileged_userns = 1); "
+		         "builder = bubblewrap works (its profile names it)");
+		return -EPERM;
+	}
 	/* An fd of -1: EBADF where the call exists. */
 	if (syscall(SYS_mount_setattr, -1, "", 0, NULL, 0) < 0 && errno == ENOSYS) {
 		snprintf(why, why_len,

@@ -233,7 +233,7 @@ static int render_builder(const struct asb_host *host, struct asb_ctx *ctx, cons
 		int r = host->plan_entry_get(ctx, (uint32_t)i, &e);
 		if (r < 0)
 			return r;
-		if (strcmp(e.dest, ASB_RUN_DIR "/init") != 0)
+		if (strcmp(e.dest, ASB_INIT_PATH) != 0)
 			continue;
 		char via[32];
 		/* A dry run shows the path; a launch runs what was checked. */

@@ -408,6 +408,12 @@ if [ "$(id -u)" -eq 0 ]; then
     skip "where the launcher may not make a user namespace: unprivileged launches only"
 elif [ ! -e "$SHIM" ]; then
     skip "where the launcher may not make a user namespace: no shim to preload"
+elif [ "$SANDBOX_MAKER" != bwrap ]; then
+    # agentsandbox-init is not one of the programs AppArmor names.
+    out=$(restricted "$TEST_TMP/filtered.cfg" -- -c true 2>&1)
+    rc=$?
+    ok $([ $rc -eq 125 ] && grep -q "apparmor_restrict_unprivileged_userns = 1" <<<"$out"; echo $?) \
+        "builder = init where AppArmor restricts user namespaces: refused, saying why and what works ($rc: $out)"
 else
     line=$(restricted "$TEST_TMP/filtered.cfg" --check 2>&1 | grep '^network namespace:')
     out=$(restricted "$TEST_TMP/filtered.cfg" -- -c "curl -s -o /dev/null -w '%{http_code}' http://a.test:$HP/hello" 2>&1)
