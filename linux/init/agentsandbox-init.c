@@ -228,8 +228,11 @@ static int status_fd(void)
 		return -1;
 	char *end;
 	long fd = strtol(v, &end, 10);
+	int valid = !*end && end != v && fd >= 3 && fd <= 65535;
+	/* Only now: where --sandbox set it, unsetenv frees the string that v
+	 * and end point into. */
 	unsetenv(ASB_INIT_STATUS_ENV);
-	if (*end || end == v || fd < 3 || fd > 65535 || fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0)
+	if (!valid || fcntl((int)fd, F_SETFD, FD_CLOEXEC) < 0)
 		return -1;
 	return (int)fd;
 }
