@@ -7,7 +7,7 @@
 #      libraries");
 #   3. the portable build (-Dplatform=posix: the core without any Linux part,
 #      the stub backend, the portable plugins): its unit and conformance tests;
-#   1b, 2b. each of those builds' integration and git suites again with the
+#   1b, 2b. each of those builds' integration, git and conformance suites again with the
 #      sandbox made by agentsandbox-init instead of bubblewrap
 #      (AGENTSANDBOX_BWRAP_BUILDER=init: plugins.bwrap.builder);
 #   4. a clang ASan+UBSan build, with slirp4netns pinned (-Dslirp4netns);
@@ -54,7 +54,7 @@ run_suite "gcc -Werror, as $(id -un)" "$WORK/build-gcc"
 # The same build's sandbox suites with builder = init (no bubblewrap).
 native_suites() { # builddir
     AGENTSANDBOX_BWRAP_BUILDER=init meson test -C "$1" --print-errorlogs --num-processes 2 \
-        --suite integration --suite git
+        --suite integration --suite git --suite conformance
 }
 if [ -f "$WORK/build-gcc/build.ninja" ]; then
     step "gcc -Werror, as $(id -un): builder = init"

@@ -382,24 +382,36 @@ static int open_in_root(int root, const char *path)
 	return fd >= 0 ? (int)fd : -errno;
 }
 
+/* `path`'s parent directory into parent[PATH_MAX] ("/" for a top-level
+ * name) and its last name, which must be a name. */
+static int split_path(const char *path, char parent[PATH_MAX], const char **name)
+{
+	const char *slash = strrchr(path, '/');
+	size_t len = slash ? (size_t)(slash - path) : 0;
+	if (!slash || len >= PATH_MAX)
+		return slash ? -ENAMETOOLONG : -EINVAL;
+	memcpy(parent, path, len);
+	strcpy(parent + len, len ? "" : "/");
+	*name = slash + 1;
+	if (!**name || strcmp(*name, ".") == 0 || strcmp(*name, "..") == 0)
+		return -EINVAL;
+	return 0;
+}
+
 /* An O_PATH fd on `path` under the new root, made (with its missing
- * parents, sb->parent_mode) when missing: a directory, or an empty file of `mode`. */
+ * parents, sb->parent_mode) when missing: a directory, or an empty file of
+ * `mode`. */
 static int ensure(struct sandbox *sb, const char *path, bool dir, mode_t mode)
 {
 	int fd = open_in_root(sb->newroot, path);
 	if (fd != -ENOENT)
 		return fd;
 	char parent[PATH_MAX];
-	const char *slash = strrchr(path, '/');
-	size_t plen = (size_t)(slash - path);
-	if (plen >= sizeof(parent))
-		return -ENAMETOOLONG;
-	memcpy(parent, path, plen);
-	parent[plen] = '\0';
-	const char *name = slash + 1;
-	if (!*name || strcmp(name, ".") == 0 || strcmp(name, "..") == 0)
-		return -EINVAL;
-	_autoclose_ int pfd = ensure(sb, plen ? parent : "/", true, sb->parent_mode);
+	const char *name;
+	int r = split_path(path, parent, &name);
+	if (r < 0)
+		return r;
+	_autoclose_ int pfd = ensure(sb, parent, true, sb->parent_mode);
 	if (pfd < 0)
 		return pfd;
 	if (dir) {
@@ -419,15 +431,9 @@ static int ensure(struct sandbox *sb, const char *path, bool dir, mode_t mode)
 /* The parent directory of `path` (made if missing) and its last name. */
 static int ensure_parent(struct sandbox *sb, const char *path, const char **name)
 {
-	const char *slash = strrchr(path, '/');
 	char parent[PATH_MAX];
-	size_t plen = (size_t)(slash - path);
-	if (plen >= sizeof(parent) || !slash[1])
-		return -EINVAL;
-	memcpy(parent, path, plen);
-	parent[plen] = '\0';
-	*name = slash + 1;
-	return ensure(sb, plen ? parent : "/", true, sb->parent_mode);
+	int r = split_path(path, parent, name);
+	return r < 0 ? r : ensure(sb, parent, true, sb->parent_mode);
 }
 
 static int set_attr(int tree, uint64_t attrs, bool recursive)

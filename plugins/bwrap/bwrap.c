@@ -175,7 +175,8 @@ static void warn_foreign_workspace(const struct asb_host *host, struct asb_ctx *
 		          ws, (unsigned)st.st_uid);
 }
 
-/* plugins.bwrap.builder: bubblewrap (the default) or init. */
+/* plugins.bwrap.builder: bubblewrap (the default) or init; anything else
+ * is a config error at its file:line, flag or variable. */
 static int read_builder(const struct asb_host *host, struct asb_ctx *ctx, struct bwrap *b)
 {
 	const char *builder = NULL;
@@ -185,7 +186,8 @@ static int read_builder(const struct asb_host *host, struct asb_ctx *ctx, struct
 	else if (strcmp(builder, "init") == 0)
 		b->native = true;
 	else
-		return -EINVAL;
+		return host->config_error(ctx, "builder", "\"%s\": \"bubblewrap\" or \"init\"",
+		                          builder);
 	return 0;
 }
 
@@ -245,13 +247,12 @@ static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, void *d
                        char *why, size_t why_len)
 {
 	struct bwrap *b = data;
-	if (read_builder(host, ctx, b) < 0) {
-		snprintf(why, why_len, "plugins.bwrap.builder: bubblewrap or init");
-		return -EINVAL;
-	}
+	int r = read_builder(host, ctx, b);
+	if (r < 0)
+		return r;
 	if (b->native)
 		return probe_native(host, ctx, why, why_len);
-	int r = find_bwrap(b->path, sizeof(b->path));
+	r = find_bwrap(b->path, sizeof(b->path));
 	if (r < 0) {
 		snprintf(why, why_len,
 		         "bwrap (bubblewrap) is not installed; install it "
@@ -363,14 +364,12 @@ static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void 
 static int bwrap_build(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct bwrap *b = data;
-	if (read_builder(host, ctx, b) < 0)
-		return -EINVAL;
-	if (!b->native && !b->path[0]) {
-		int r = find_bwrap(b->path, sizeof(b->path));
-		if (r < 0)
-			return r;
-	}
-	int r = bwrap_copies_open(host, ctx, b);
+	int r = read_builder(host, ctx, b);
+	if (r < 0)
+		return r;
+	if (!b->native && !b->path[0] && (r = find_bwrap(b->path, sizeof(b->path))) < 0)
+		return r;
+	r = bwrap_copies_open(host, ctx, b);
 	/* After the copies: init makes their directories read-only too. */
 	if (r >= 0 && b->prepared) {
 		init_mounts_clear(&b->mounts);

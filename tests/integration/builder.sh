@@ -69,13 +69,30 @@ done
 ok $(sed -n '/== nested user namespace/,$p' "$TEST_TMP/view.off.init" | grep -q '^made$'
     [ $? -ne 0 ]; echo $?) "no nested user namespace inside"
 
+# What a hostile agent can do to pid 1, which the builder is: not stop or
+# kill it, not read its environment or memory, as with bubblewrap's pid 1;
+# and init's holds nothing but the agent's own stdio (bubblewrap's keeps
+# its eventfd too).
+for b in bubblewrap init; do
+    out=$(AGENTSANDBOX_BWRAP_BUILDER=$b asb -c "$TEST_TMP/off.cfg" -- -c '
+        kill -KILL 1; kill -STOP 1; kill -TERM 1; sleep 0.1
+        echo "state $(cut -d" " -f3 /proc/1/stat)"
+        cat /proc/1/environ >/dev/null 2>&1 && echo ENVIRON-READ
+        head -c1 /proc/1/mem >/dev/null 2>&1 && echo MEM-READ
+        echo "fds $(ls /proc/1/fd | tr "\n" " ")"' 2>/dev/null)
+    fds="0 1 2 "
+    [ $b = bubblewrap ] && fds=$(sed -n 's/^fds //p' <<<"$out")
+    ok $([ "$out" = "$(printf 'state S\nfds %s' "$fds")" ]; echo $?) \
+        "$b: the agent cannot stop, kill or read pid 1; what it holds ($(tr '\n' ' ' <<<"$out"))"
+done
+
 # The sandbox ends with its maker: killed (by the user, the OOM killer), it
 # takes pid 1 and every process inside with it, and the launch ends.
 marker="asb-builder-$$"
 maker_of() { # launcher pid -> the asb-sandbox process below it
     local p
     for p in $(pgrep -f -- "-c $TEST_TMP/off.cfg"); do
-        pgrep -P "$p" -x asb-sandbox && return
+        pgrep -u "$(id -u)" -P "$p" -x asb-sandbox && return
     done
 }
 AGENTSANDBOX_BWRAP_BUILDER=init "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" -- \
@@ -100,8 +117,8 @@ launcher=$!
 for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null && break; sleep 0.05; done
 kill -KILL "$launcher"
 wait "$launcher" 2>/dev/null
-for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null || pgrep -x asb-sandbox >/dev/null || break; sleep 0.05; done
-ok $(! pgrep -f "^$marker" >/dev/null && ! pgrep -x asb-sandbox >/dev/null; echo $?) \
+for _ in $(seq 100); do pgrep -f "^$marker" >/dev/null || pgrep -u "$(id -u)" -x asb-sandbox >/dev/null || break; sleep 0.05; done
+ok $(! pgrep -f "^$marker" >/dev/null && ! pgrep -u "$(id -u)" -x asb-sandbox >/dev/null; echo $?) \
     "the launcher killed: neither the maker nor the agent is left"
 
 # Bad options to init --sandbox: exit status 1, the option named, no
@@ -126,9 +143,44 @@ out=$(exec 5<"$TEST_TMP/gone"
     "$INIT" --sandbox --unshare-user --unshare-pid --ro-bind-fd 5 /x -- /bin/true 2>&1)
 ok $([ $? -eq 1 ] && grep -q -- "gone" <<<"$out"; echo $?) "a --ro-bind-fd of a removed directory is refused ($out)"
 
-out=$(asb --bwrap-builder nope -c "$TEST_TMP/off.cfg" -- -c true 2>&1)
-rc=$?
-ok $([ $rc -eq 125 ] && grep -q "plugins.bwrap.builder: bubblewrap or init" <<<"$out"; echo $?) \
-    "an unknown builder is refused and named ($rc: $out)"
+# A descriptor's path that now names another object (here a bind over it,
+# in a mount namespace of the test's own, so root only): refused, never
+# bound by the name.
+if [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
+    mkdir -p "$TEST_TMP/checked" "$TEST_TMP/other"
+    out=$(unshare -m --propagation private sh -c 'exec 5<"$1"; mount --bind "$2" "$1" &&
+        "$3" --sandbox --unshare-user --unshare-pid --ro-bind-fd 5 /x -- /bin/true' \
+        sh "$TEST_TMP/checked" "$TEST_TMP/other" "$INIT" 2>&1)
+    ok $([ $? -eq 1 ] && grep -q "replaced since it was checked: $TEST_TMP/checked" <<<"$out"; echo $?) \
+        "a --ro-bind-fd whose path now names another object is refused ($out)"
+else
+    skip "a --ro-bind-fd whose path names another object (root only: a bind over it)"
+fi
+# --file makes a new file, never writes into one there (a host file, in a
+# directory bound from the host).
+mkdir -p "$TEST_TMP/hostdir"
+echo original >"$TEST_TMP/hostdir/keep"
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --bind "$TEST_TMP/hostdir" /x \
+    --file 5 /x/keep -- /bin/true 2>&1 5<<<"overwritten")
+ok $([ $? -eq 1 ] && grep -q "cannot make the file /x/keep: File exists" <<<"$out" &&
+    [ "$(cat "$TEST_TMP/hostdir/keep")" = original ]; echo $?) "--file over a host file is refused, the file untouched ($out)"
+
+before=$(sessions | wc -l)
+for how in flag env file; do
+    case $how in
+    flag) out=$(asb --bwrap-builder nope -c "$TEST_TMP/off.cfg" -- -c true 2>&1) ;;
+    env) out=$(AGENTSANDBOX_BWRAP_BUILDER=nope asb -c "$TEST_TMP/off.cfg" -- -c true 2>&1) ;;
+    file)
+        printf 'plugins: { bwrap: { builder = "nope"; }; };\n' | cat "$TEST_TMP/off.cfg" - >"$TEST_TMP/bad.cfg"
+        out=$(asb -c "$TEST_TMP/bad.cfg" -- -c true 2>&1)
+        ;;
+    esac
+    rc=$?
+    want=$(case $how in flag) echo "--bwrap-builder" ;; env) echo "AGENTSANDBOX_BWRAP_BUILDER" ;;
+        file) echo "$TEST_TMP/bad.cfg:3: plugins.bwrap.builder" ;; esac)
+    ok $([ $rc -eq 125 ] && grep -qF -- "$want: \"nope\": \"bubblewrap\" or \"init\"" <<<"$out"; echo $?) \
+        "an unknown builder ($how) is refused, naming where it came from ($rc: $out)"
+done
+ok $([ "$(sessions | wc -l)" = "$before" ]; echo $?) "...and no session is left of them"
 
 done_testing
