@@ -67,6 +67,29 @@ static int render_path(const struct asb_host *host, struct asb_ctx *ctx, const s
 	return 0;
 }
 
+/* /proc/sys read-only, in a launch as root: the agent is the host's uid 0
+ * then (with no capability), and most of its files write to the whole
+ * host by their mode alone (kernel.core_pattern names a program the
+ * kernel runs as root). The other knobs bubblewrap covers itself where
+ * access(W_OK) says they are writable, as agentsandbox-init does; that
+ * never says so for /proc/sys, a directory of mode 0555 (not even to
+ * root). Bound from the host's /proc: what /proc/sys shows does not
+ * depend on the /proc it is reached through. */
+static int render_proc_sys(const struct asb_host *host, struct asb_ctx *ctx, const char *dest)
+{
+	int64_t is_root = 0;
+	(void)host->policy_int(ctx, "is_root", &is_root);
+	if (!is_root)
+		return 0;
+	char to[PATH_MAX];
+	if ((size_t)snprintf(to, sizeof(to), "%s/sys", dest) >= sizeof(to))
+		return -ENAMETOOLONG;
+	OUT("--ro-bind-try");
+	OUT("/proc/sys");
+	OUT(to);
+	return 0;
+}
+
 static int render_entry(const struct asb_host *host, struct asb_ctx *ctx, const struct asb_entry *e)
 {
 	int r;
@@ -112,7 +135,7 @@ static int render_entry(const struct asb_host *host, struct asb_ctx *ctx, const 
 	case ASB_ENTRY_PROC:
 		OUT("--proc");
 		OUT(e->dest);
-		return 0;
+		return render_proc_sys(host, ctx, e->dest);
 	case ASB_ENTRY_DEVFS:
 		OUT("--dev");
 		OUT(e->dest);

@@ -162,6 +162,21 @@ for c in CapEff CapPrm CapBnd CapAmb CapInh; do
 done
 ok $(grep -qP '^Seccomp:\t2$' <<<"$st"; echo $?) "a seccomp filter is on"
 
+# --- /proc's host-wide knobs -----------------------------------------------------
+# Launched as root, the agent is the host's uid 0 (with no capability), and
+# most of /proc/sys writes to the whole host by file mode alone
+# (kernel.core_pattern names a program the kernel runs as root). Read-only
+# inside, whichever builder: a value written back unchanged is refused.
+out=$(in_sb 'v=$(cat /proc/sys/kernel/printk_ratelimit)
+    (echo "$v" >/proc/sys/kernel/printk_ratelimit) 2>/dev/null && echo WROTE
+    for d in sys irq bus; do
+        [ -e /proc/$d ] || continue
+        awk -v m=/proc/$d "\$5 == m { split(\$6, o, \",\"); print m, o[1] }" /proc/self/mountinfo | tail -1
+    done')
+want=""
+[ "$(id -u)" -eq 0 ] && want=$(for d in sys irq bus; do [ -e /proc/$d ] && echo "/proc/$d ro"; done)
+ok $([ "$out" = "$want" ]; echo $?) "/proc/sys cannot be written inside (uid $(id -u)); as root, sys, irq and bus are read-only mounts ($(tr '\n' ' ' <<<"$out"))"
+
 # --- limits --------------------------------------------------------------------
 as='as = "4G";'
 as_want=4194304
