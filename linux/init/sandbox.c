@@ -167,6 +167,14 @@ static int operands(int argc, char **argv, int *i, int n)
 	return 0;
 }
 
+/* What --perms may come before: an op that makes a file or directory. */
+static bool takes_perms(enum kind kind)
+{
+	return kind == K_DIR || kind == K_TMPFS || kind == K_FILE || kind == K_RO_BIND_DATA;
+}
+
+/* A new op, with the pending --perms when it takes them (else they stay
+ * pending, which parse() refuses as bubblewrap does). */
 static struct op *add_op(struct sandbox *sb, enum kind kind, int *perms)
 {
 	struct op *n = realloc(sb->ops, (sb->n_ops + 1) * sizeof(*n));
@@ -174,8 +182,11 @@ static struct op *add_op(struct sandbox *sb, enum kind kind, int *perms)
 		return NULL;
 	sb->ops = n;
 	struct op *op = &n[sb->n_ops++];
-	*op = (struct op){.kind = kind, .fd = -1, .mode = *perms};
-	*perms = -1;
+	*op = (struct op){.kind = kind, .fd = -1, .mode = -1};
+	if (takes_perms(kind)) {
+		op->mode = *perms;
+		*perms = -1;
+	}
 	return op;
 }
 
@@ -210,6 +221,10 @@ static int parse(struct sandbox *sb, int argc, char **argv)
 		long v;
 		int r;
 		if (strcmp(a, "--") == 0) {
+			if (perms >= 0) {
+				fprintf(stderr, "%s: --perms before -- applies to nothing\n", self);
+				return -EINVAL;
+			}
 			if (i + 1 >= argc) {
 				fprintf(stderr, "%s: --sandbox: no command after --\n", self);
 				return -EINVAL;
@@ -275,7 +290,12 @@ static int parse(struct sandbox *sb, int argc, char **argv)
 		} else if (strcmp(a, "--info-fd") == 0 || strcmp(a, "--block-fd") == 0) {
 			if ((r = operands(argc, argv, &i, 1)) < 0)
 				return r;
-			if (fd_arg(argv[++i], a[2] == 'i' ? &sb->info_fd : &sb->block_fd) < 0)
+			int *fd = a[2] == 'i' ? &sb->info_fd : &sb->block_fd;
+			if (*fd >= 0) {
+				fprintf(stderr, "%s: %s given twice\n", self, a);
+				return -EINVAL;
+			}
+			if (fd_arg(argv[++i], fd) < 0)
 				return fail(a, argv[i], EBADF);
 		} else if (strcmp(a, "--setenv") == 0) {
 			if ((r = operands(argc, argv, &i, 2)) < 0)
@@ -333,6 +353,13 @@ static int parse(struct sandbox *sb, int argc, char **argv)
 			op->dest = argv[++i];
 		} else {
 			fprintf(stderr, "%s: --sandbox: unknown option %s\n", self, a);
+			return -EINVAL;
+		}
+		if (perms >= 0 && strcmp(a, "--perms") != 0) {
+			fprintf(stderr,
+			        "%s: --perms must come before an option that makes a file "
+			        "or directory, not %s\n",
+			        self, a);
 			return -EINVAL;
 		}
 		if (op && op->dest[0] != '/') {
@@ -625,6 +652,8 @@ static int proc_op(struct sandbox *sb, struct op *op)
 	int r = mnt < 0 ? mnt : attach(mnt, dest, "");
 	if (r < 0)
 		return fail("cannot mount proc on", op->dest, -r);
+	/* Where access(W_OK) says so, as bubblewrap: never for /proc/sys,
+	 * which the backend covers with an op of its own (bwrap_args.c). */
 	static const char *const covered[] = {"sys", "sysrq-trigger", "irq", "bus"};
 	for (size_t i = 0; i < sizeof(covered) / sizeof(covered[0]); i++) {
 		if (faccessat(mnt, covered[i], W_OK, 0) < 0) {
@@ -847,15 +876,26 @@ static int exit_code(int status)
 	return WIFSIGNALED(status) ? 128 + WTERMSIG(status) : 255;
 }
 
+/* Capabilities kept are for init's mounts, which drops them after (as
+ * pid 1 does): never for a command that would keep them, and with
+ * CAP_SETPCAP, which dropping the bounding set takes. */
+static bool caps_for_init_mounts(const struct sandbox *sb)
+{
+	if (!sb->caps_kept)
+		return true;
+	if (!(sb->caps_kept & (1ull << CAP_SETPCAP)) || strcmp(sb->cmd[0], ASB_INIT_PATH) != 0)
+		return false;
+	for (int i = 1; i < sb->cmd_argc && strcmp(sb->cmd[i], "--") != 0; i++)
+		if (strcmp(sb->cmd[i], "--mounts-fd") == 0)
+			return true;
+	return false;
+}
+
 /* The first process: init's own main, or the command. */
 static int run_command(struct sandbox *sb)
 {
 	if (strcmp(sb->cmd[0], ASB_INIT_PATH) == 0)
 		return init_main(sb->cmd_argc, sb->cmd);
-	if (sb->caps_kept) {
-		fprintf(stderr, "%s: --cap-add is for %s alone\n", self, ASB_INIT_PATH);
-		return 1;
-	}
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
 		return fail_status("PR_SET_NO_NEW_PRIVS", NULL, errno);
 	execvp(sb->cmd[0], sb->cmd);
@@ -938,12 +978,15 @@ static int sandbox_pid1(struct sandbox *sb, int monitor_alive)
 		_exit(run_command(sb));
 	/* Pid 1 holds nothing and can do nothing: it only waits. */
 	syscall(SYS_close_range, 3, ~0u, 0);
-	/* What the first process keeps for init's mounts, pid 1 does not (it
-	 * never execs: no bounding set to narrow further). */
-	struct __user_cap_header_struct hdr = {.version = _LINUX_CAPABILITY_VERSION_3};
-	struct __user_cap_data_struct none[2] = {{0}};
-	if (sb->caps_kept && syscall(SYS_capset, &hdr, none) < 0)
-		return 1;
+	/* What the first process keeps for init's mounts, pid 1 does not, in
+	 * any set: the agent, a process of the same user, could otherwise
+	 * make pid 1 run its code with them (or with no seccomp filter: not
+	 * dumpable, so that nothing inside can trace it or open its memory). */
+	const char *what;
+	if (sb->caps_kept && (r = init_drop_caps(&what)) < 0)
+		return fail_status(what, NULL, -r);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) < 0)
+		return fail_status("PR_SET_DUMPABLE", NULL, errno);
 	for (;;) {
 		int status;
 		pid_t p = waitpid(-1, &status, 0);
@@ -964,6 +1007,11 @@ int sandbox_main(int argc, char **argv)
 		fprintf(stderr, "%s: --sandbox needs --unshare-user and --unshare-pid\n", self);
 		return 1;
 	}
+	if (!caps_for_init_mounts(&sb)) {
+		fprintf(stderr, "%s: --cap-add is for %s --mounts-fd alone, with CAP_SETPCAP\n",
+		        self, ASB_INIT_PATH);
+		return 1;
+	}
 	/* Exec'd through its fd (/proc/self/fd/N), this process would be
 	 * named N: named for what it is, in ps on the host and inside. */
 	(void)prctl(PR_SET_NAME, "asb-sandbox", 0, 0, 0);
@@ -973,6 +1021,10 @@ int sandbox_main(int argc, char **argv)
 		sb.tty[0] = '\0';
 	if (sb.tty[0] != '/')
 		sb.tty[0] = '\0';
+	/* As bubblewrap: nothing in the sandbox gains privileges by exec,
+	 * pid 1 included. */
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		return fail_status("PR_SET_NO_NEW_PRIVS", NULL, errno);
 	if (sb.die_with_parent) {
 		pid_t parent = getppid();
 		if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) < 0 || getppid() != parent)

@@ -77,7 +77,7 @@ ok $(sed -n '/== nested user namespace/,$p' "$TEST_TMP/view.off.init" | grep -q 
 # What a hostile agent can do to pid 1, which the builder is: not stop or
 # kill it, not read its environment or memory, as with bubblewrap's pid 1;
 # and init's holds nothing but the agent's own stdio (bubblewrap's keeps
-# its eventfd too).
+# its eventfd too), seen as root.
 for b in bubblewrap init; do
     out=$(AGENTSANDBOX_BWRAP_BUILDER=$b asb -c "$TEST_TMP/off.cfg" -- -c '
         kill -KILL 1; kill -STOP 1; kill -TERM 1; sleep 0.1
@@ -87,9 +87,27 @@ for b in bubblewrap init; do
         echo "fds $(ls /proc/1/fd | tr "\n" " ")"' 2>/dev/null)
     fds="0 1 2 "
     [ $b = bubblewrap ] && fds=$(sed -n 's/^fds //p' <<<"$out")
+    # init's pid 1 is not dumpable: to a user, its fds are not even listed.
+    [ $b = init ] && [ "$(id -u)" -ne 0 ] && fds=""
     ok $([ "$out" = "$(printf 'state S\nfds %s' "$fds")" ]; echo $?) \
         "$b: the agent cannot stop, kill or read pid 1; what it holds ($(tr '\n' ' ' <<<"$out"))"
 done
+# Nor make it run code of its own with more than it has: init's pid 1
+# gains nothing by exec, holds no capability in any set (not those kept
+# for init's mounts), and nothing can trace it or open its memory, even
+# with no seccomp filter or Landlock (a sandbox made alone, below).
+out=$(AGENTSANDBOX_BWRAP_BUILDER=init asb -c "$TEST_TMP/off.cfg" -- -c '
+    grep -E "^(NoNewPrivs|CapInh|CapPrm|CapEff|CapBnd|CapAmb):" /proc/1/status | tr -s "\t" " "')
+ok $([ "$out" = "$(printf 'CapInh: %s\nCapPrm: %s\nCapEff: %s\nCapBnd: %s\nCapAmb: %s\nNoNewPrivs: 1' \
+    0000000000000000 0000000000000000 0000000000000000 0000000000000000 0000000000000000)" ]; echo $?) \
+    "init: pid 1 has no_new_privs and no capability ($(tr '\n' ' ' <<<"$out"))"
+raw_root=(--ro-bind /usr /usr --symlink usr/bin /bin --symlink usr/lib /lib --symlink usr/lib64 /lib64
+    --proc /proc --dev /dev)
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --unshare-net "${raw_root[@]}" -- /bin/sh -c '
+    head -c1 /proc/1/mem >/dev/null 2>&1 && echo MEM-READ
+    (exec 3>/proc/1/mem) 2>/dev/null && echo MEM-WRITE
+    grep NoNewPrivs /proc/1/status | tr -s "\t" " "' 2>&1)
+ok $([ "$out" = "NoNewPrivs: 1" ]; echo $?) "init alone: the first process cannot open pid 1's memory ($out)"
 
 # The sandbox ends with its maker: killed (by the user, the OOM killer), it
 # takes pid 1 and every process inside with it, and the launch ends.
@@ -140,6 +158,24 @@ out=$("$INIT" --sandbox --unshare-user --unshare-pid --ro-bind-try /nonexistent-
 ok $([ $? -eq 0 ] && [ "$out" = absent ]; echo $?) "a missing --ro-bind-try source is skipped ($out)"
 out=$("$INIT" --sandbox --unshare-user -- /bin/true 2>&1)
 ok $([ $? -eq 1 ] && grep -q -- "--unshare-pid" <<<"$out"; echo $?) "no pid namespace asked: refused ($out)"
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --perms 0600 --ro-bind /usr /usr -- /bin/true 2>&1)
+ok $([ $? -eq 1 ] && grep -q -- "--perms must come before .* not --ro-bind" <<<"$out"; echo $?) \
+    "--perms before an option that makes nothing: refused, as bubblewrap does ($out)"
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --perms 0600 -- /bin/true 2>&1)
+ok $([ $? -eq 1 ] && grep -q -- "--perms before --" <<<"$out"; echo $?) "--perms before --: refused ($out)"
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --info-fd 5 --info-fd 5 -- /bin/true 2>&1 5>/dev/null)
+ok $([ $? -eq 1 ] && grep -q -- "--info-fd given twice" <<<"$out"; echo $?) "--info-fd twice: refused ($out)"
+# Capabilities kept for init's mounts go to init with --mounts-fd alone
+# (which drops them): never to a command that would keep them.
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --cap-drop ALL --cap-add CAP_SYS_ADMIN \
+    --cap-add CAP_SETPCAP "${raw_root[@]}" -- /bin/sh -c 'grep CapEff /proc/self/status' 2>&1)
+ok $([ $? -eq 1 ] && grep -q -- "--cap-add is for" <<<"$out" && ! grep -q CapEff <<<"$out"; echo $?) \
+    "--cap-add with a command: refused ($out)"
+out=$("$INIT" --sandbox --unshare-user --unshare-pid --cap-drop ALL --cap-add CAP_SYS_ADMIN \
+    --cap-add CAP_SETPCAP "${raw_root[@]}" -- /run/agentsandbox/init \
+    -- /bin/sh -c 'grep CapEff /proc/self/status' 2>&1)
+ok $([ $? -eq 1 ] && grep -q -- "--cap-add is for" <<<"$out" && ! grep -q CapEff <<<"$out"; echo $?) \
+    "--cap-add with init but no --mounts-fd: refused ($out)"
 # A descriptor whose object has no path any more (removed since it was
 # opened): refused, never bound by some other name.
 mkdir -p "$TEST_TMP/gone"
