@@ -11,12 +11,29 @@ set -u
 export ASB ASB_PLUGIN_DIR ASB_PROXY SRC_ROOT BUILD_ROOT
 # What makes the sandbox for the bwrap backend (plugins.bwrap.builder, from
 # AGENTSANDBOX_BWRAP_BUILDER: run-all.sh runs the integration suites with
-# each), and the name its process has on the host.
-if [ "${AGENTSANDBOX_BWRAP_BUILDER:-bubblewrap}" = init ]; then
-    SANDBOX_MAKER=asb-sandbox
-else
-    SANDBOX_MAKER=bwrap
-fi
+# each), and the name its process has on the host. auto, the default, as
+# plugins/bwrap/bwrap.c's probe_native decides: init from Linux 5.12
+# (mount_setattr), unless AppArmor keeps a user from making user namespaces.
+auto_sandbox_maker() {
+    local v major minor
+    v=$(uname -r)
+    major=${v%%.*}
+    v=${v#*.}
+    minor=${v%%[!0-9]*}
+    if [ "$major" -lt 5 ] || { [ "$major" -eq 5 ] && [ "${minor:-0}" -lt 12 ]; }; then
+        echo bwrap
+    elif [ "$(id -u)" -ne 0 ] &&
+        [ "$(cat /proc/sys/kernel/apparmor_restrict_unprivileged_userns 2>/dev/null)" = 1 ]; then
+        echo bwrap
+    else
+        echo asb-sandbox
+    fi
+}
+case ${AGENTSANDBOX_BWRAP_BUILDER:-auto} in
+bubblewrap) SANDBOX_MAKER=bwrap ;;
+init) SANDBOX_MAKER=asb-sandbox ;;
+*) SANDBOX_MAKER=$(auto_sandbox_maker) ;;
+esac
 
 _tap_n=0
 _tap_fail=0

@@ -175,20 +175,25 @@ static void warn_foreign_workspace(const struct asb_host *host, struct asb_ctx *
 		          ws, (unsigned)st.st_uid);
 }
 
-/* plugins.bwrap.builder: bubblewrap (the default) or init; anything else
- * is a config error at its file:line, flag or variable. */
+static const char *const builder_names[] = {
+    [BUILDER_AUTO] = "auto", [BUILDER_BUBBLEWRAP] = "bubblewrap", [BUILDER_INIT] = "init"};
+
+/* plugins.bwrap.builder: auto (the default), bubblewrap or init; anything
+ * else is a config error at its file:line, flag or variable. */
 static int read_builder(const struct asb_host *host, struct asb_ctx *ctx, struct bwrap *b)
 {
 	const char *builder = NULL;
 	(void)host->config_string(ctx, "builder", &builder);
-	if (!builder || strcmp(builder, "bubblewrap") == 0)
-		b->native = false;
-	else if (strcmp(builder, "init") == 0)
-		b->native = true;
-	else
-		return host->config_error(ctx, "builder", "\"%s\": \"bubblewrap\" or \"init\"",
-		                          builder);
-	return 0;
+	b->builder = BUILDER_AUTO;
+	if (!builder)
+		return 0;
+	for (size_t i = 0; i < sizeof(builder_names) / sizeof(builder_names[0]); i++)
+		if (strcmp(builder, builder_names[i]) == 0) {
+			b->builder = (enum bwrap_builder)i;
+			return 0;
+		}
+	return host->config_error(ctx, "builder", "\"%s\": \"auto\", \"bubblewrap\" or \"init\"",
+	                          builder);
 }
 
 /* The user namespaces the sandbox needs, whichever makes it. */
@@ -212,9 +217,10 @@ static int check_userns(const struct asb_host *host, struct asb_ctx *ctx, char *
 	return 0;
 }
 
-/* builder = init: the mount API that agentsandbox-init builds with, and a
- * user namespace it may make. */
-static int probe_native(const struct asb_host *host, struct asb_ctx *ctx, char *why, size_t why_len)
+/* builder = init (or auto): the mount API that agentsandbox-init builds
+ * with, and a user namespace it may make. */
+static int probe_native(const struct asb_host *host, struct asb_ctx *ctx, const struct bwrap *b,
+                        char *why, size_t why_len)
 {
 	int r = check_userns(host, ctx, why, why_len);
 	if (r < 0)
@@ -238,7 +244,8 @@ static int probe_native(const struct asb_host *host, struct asb_ctx *ctx, char *
 		         "builder = bubblewrap works here");
 		return -ENOSYS;
 	}
-	host->log(ctx, ASB_LOG_INFO, "builder = init: agentsandbox-init makes the sandbox");
+	host->log(ctx, ASB_LOG_INFO, "builder = %s: agentsandbox-init makes the sandbox",
+	          builder_names[b->builder]);
 	warn_foreign_workspace(host, ctx);
 	return 0;
 }
@@ -250,8 +257,21 @@ static int bwrap_probe(const struct asb_host *host, struct asb_ctx *ctx, void *d
 	int r = read_builder(host, ctx, b);
 	if (r < 0)
 		return r;
-	if (b->native)
-		return probe_native(host, ctx, why, why_len);
+	/* auto: init where the kernel and the LSM let it, else bubblewrap,
+	 * saying why in launch.log. */
+	b->native = false;
+	if (b->builder != BUILDER_BUBBLEWRAP) {
+		char native_why[256] = "";
+		bool must = b->builder == BUILDER_INIT;
+		r = probe_native(host, ctx, b, must ? why : native_why,
+		                 must ? why_len : sizeof(native_why));
+		if (r >= 0 || must) {
+			b->native = r >= 0;
+			return r;
+		}
+		host->log(ctx, ASB_LOG_INFO, "builder = auto: bubblewrap makes the sandbox (%s)",
+		          native_why);
+	}
 	r = find_bwrap(b->path, sizeof(b->path));
 	if (r < 0) {
 		snprintf(why, why_len,
@@ -364,9 +384,8 @@ static int bwrap_prepare(const struct asb_host *host, struct asb_ctx *ctx, void 
 static int bwrap_build(const struct asb_host *host, struct asb_ctx *ctx, void *data)
 {
 	struct bwrap *b = data;
-	int r = read_builder(host, ctx, b);
-	if (r < 0)
-		return r;
+	int r;
+	/* Which builder: as probe chose. */
 	if (!b->native && !b->path[0] && (r = find_bwrap(b->path, sizeof(b->path))) < 0)
 		return r;
 	r = bwrap_copies_open(host, ctx, b);
@@ -522,13 +541,27 @@ static int read_status(struct bwrap *b)
 	return 1;
 }
 
+/* A sandbox that agentsandbox-init failed to make, where bubblewrap may
+ * not: how to tell them apart. */
+static void log_native_failed(const struct asb_host *host, struct asb_ctx *ctx,
+                              const struct bwrap *b)
+{
+	if (b->native)
+		host->log(ctx, ASB_LOG_ERROR,
+		          "agentsandbox-init made the sandbox (plugins.bwrap.builder = %s); "
+		          "--bwrap-builder bubblewrap makes it with bubblewrap",
+		          builder_names[b->builder]);
+}
+
 static int bwrap_wait(const struct asb_host *host, struct asb_ctx *ctx, void *data, int wstatus)
 {
 	struct bwrap *b = data;
 	read_info(b);
-	/* No pid reported: bubblewrap failed before the sandbox existed. */
-	if (b->sandbox_pid <= 0)
+	/* No pid reported: the maker failed before the sandbox existed. */
+	if (b->sandbox_pid <= 0) {
+		log_native_failed(host, ctx, b);
 		return -EIO;
+	}
 	if (b->status[0] >= 0) {
 		int reached = read_status(b);
 		if (reached == 0) {
@@ -537,6 +570,7 @@ static int bwrap_wait(const struct asb_host *host, struct asb_ctx *ctx, void *da
 			    "the sandbox failed while it was being set up, before the agent's "
 			    "command ran (bubblewrap's or agentsandbox-init's message above "
 			    "says why; `agentsandbox --check` checks the config)");
+			log_native_failed(host, ctx, b);
 			return -EIO;
 		}
 		if (reached < 0) {
@@ -607,9 +641,10 @@ static const struct asb_option bwrap_options[] = {
      .key = "builder",
      .flag = "bwrap-builder",
      .env = "BWRAP_BUILDER",
-     .help = "what makes the sandbox from the same options: bubblewrap, or init "
-             "(agentsandbox-init itself: no bubblewrap process, a faster launch)",
-     .values = "bubblewrap init"},
+     .help = "what makes the sandbox from the same options: auto (init where the kernel "
+             "and AppArmor let it, else bubblewrap), bubblewrap, or init (agentsandbox-init "
+             "itself: no bubblewrap process, a faster launch)",
+     .values = "auto bubblewrap init"},
     {0},
 };
 

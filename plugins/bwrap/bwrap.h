@@ -25,9 +25,17 @@ struct bwrap_copy {
 	struct stat st; /* COPY_FILE: the file's, when opened */
 };
 
+/* plugins.bwrap.builder: what makes the sandbox from the op list. */
+enum bwrap_builder {
+	BUILDER_AUTO,       /* init where it can, else bubblewrap (the default) */
+	BUILDER_BUBBLEWRAP, /* bubblewrap */
+	BUILDER_INIT,       /* agentsandbox-init itself, or the launch fails */
+};
+
 struct bwrap {
-	/* builder = init: agentsandbox-init makes the sandbox from the same
-	 * options (linux/init/sandbox.c), and path is unused. */
+	enum bwrap_builder builder;
+	/* Which one probe chose: agentsandbox-init makes the sandbox from
+	 * the same options (linux/init/sandbox.c), and path is unused. */
 	bool native;
 	char path[PATH_MAX];
 	char version[64];

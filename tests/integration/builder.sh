@@ -220,9 +220,47 @@ for how in flag env file; do
     rc=$?
     want=$(case $how in flag) echo "--bwrap-builder" ;; env) echo "AGENTSANDBOX_BWRAP_BUILDER" ;;
         file) echo "$TEST_TMP/bad.cfg:3: plugins.bwrap.builder" ;; esac)
-    ok $([ $rc -eq 125 ] && grep -qF -- "$want: \"nope\": \"bubblewrap\" or \"init\"" <<<"$out"; echo $?) \
+    ok $([ $rc -eq 125 ] && grep -qF -- "$want: \"nope\": \"auto\", \"bubblewrap\" or \"init\"" <<<"$out"; echo $?) \
         "an unknown builder ($how) is refused, naming where it came from ($rc: $out)"
 done
 ok $([ "$(sessions | wc -l)" = "$before" ]; echo $?) "...and no session is left of them"
+
+# builder = auto, the default: init where it can make the sandbox, else
+# bubblewrap, saying why. Here a kernel without mount_setattr (Linux <
+# 5.12), as a seccomp filter answers ENOSYS for it to the launch.
+no_mount_setattr() {
+    /usr/bin/python3 - "$@" <<'PY'
+import ctypes, os, struct, sys
+libc = ctypes.CDLL(None, use_errno=True)
+# nr == mount_setattr (442 on every architecture) ? ERRNO(ENOSYS) : ALLOW
+prog = [(0x20, 0, 0, 0), (0x15, 0, 1, 442), (0x06, 0, 0, 0x00050000 | 38), (0x06, 0, 0, 0x7FFF0000)]
+buf = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in prog))
+fprog = struct.pack("HxxxxxxP", len(prog), ctypes.addressof(buf))
+fprog_buf = ctypes.create_string_buffer(fprog)
+if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, fprog_buf, 0, 0):
+    sys.exit("seccomp: %s" % os.strerror(ctypes.get_errno()))
+os.execv(sys.argv[1], sys.argv[1:])
+PY
+}
+if [ -x /usr/bin/python3 ]; then
+    out=$(unset AGENTSANDBOX_BWRAP_BUILDER
+        no_mount_setattr "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" -- -c 'cat /proc/1/comm' 2>&1)
+    ok $([ "$out" = bwrap ] &&
+        grep -q "builder = auto: bubblewrap makes the sandbox (builder = init needs Linux 5.12" \
+            "$(sessions | tail -1)/launch.log"; echo $?) \
+        "auto, no mount_setattr: bubblewrap makes the sandbox, launch.log says why ($out)"
+    out=$(no_mount_setattr "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" \
+        --bwrap-builder init -- -c 'cat /proc/1/comm' 2>&1)
+    ok $([ $? -ne 0 ] && grep -q "builder = init needs Linux 5.12" <<<"$out"; echo $?) \
+        "init, no mount_setattr: refused, saying why ($out)"
+else
+    skip "auto: no python3 to take mount_setattr away"
+    skip "init: no python3 to take mount_setattr away"
+fi
+out=$(unset AGENTSANDBOX_BWRAP_BUILDER
+    asb -c "$TEST_TMP/off.cfg" -- -c 'cat /proc/1/comm' 2>&1)
+ok $([ "$out" = asb-sandbox ] &&
+    grep -q "builder = auto: agentsandbox-init makes the sandbox" "$(sessions | tail -1)/launch.log"; echo $?) \
+    "auto, here: agentsandbox-init makes the sandbox ($out)"
 
 done_testing
