@@ -74,6 +74,10 @@ for line in sys.stdin:
             continue
         if cur is None:
             continue
+        # builder = init: the launcher execs agentsandbox-init by its fd.
+        if name.startswith("/proc/self/fd/") and "maker" not in cur:
+            cur["maker"] = t
+            continue
         for key, tail in (("init", "/init"), ("agent", "/true")):
             if name.endswith(tail) and key not in cur:
                 cur[key] = t
@@ -81,6 +85,10 @@ for line in sys.stdin:
     elif cur is not None:
         if comm == "true" and "agent exit" not in cur:
             cur["agent exit"] = t
+        # The processes of the maker (bubblewrap, or asb-sandbox: pid 1, then
+        # the monitor): the exit of the last is the sandbox gone.
+        if comm in ("bwrap", "asb-sandbox") and "agent exit" in cur:
+            cur["sandbox gone"] = t
         if pid == cur["pid"]:
             cur["end"] = t
 def show(title, rs, steps):
@@ -91,7 +99,9 @@ def show(title, rs, steps):
             print("  %-12s -> %-11s %6.2f ms (median of %d)" % (a, b, statistics.median(v), len(v)))
 print("# launches: %d, raw: %d" % (len(runs), len(raws)))
 show("agentsandbox:", runs, [("launcher", "bwrap"), ("bwrap", "init"), ("init", "agent"),
-     ("agent", "agent exit"), ("agent exit", "end"), ("launcher", "end")])
+     ("launcher", "maker"), ("maker", "agent"),
+     ("agent", "agent exit"), ("agent exit", "sandbox gone"), ("sandbox gone", "end"),
+     ("agent exit", "end"), ("launcher", "end")])
 if names:
     print("first call, from the launcher exec (medians):")
     probed = []
@@ -102,5 +112,5 @@ if names:
     for med, name, n in sorted(probed):
         print("  %-36s %6.2f ms (%d launches)" % (name, med, n))
 show("raw bubblewrap:", raws, [("raw bwrap", "agent"), ("agent", "agent exit"),
-     ("agent exit", "end"), ("raw bwrap", "end")])
+     ("agent exit", "sandbox gone"), ("agent exit", "end"), ("raw bwrap", "end")])
 '
