@@ -19,7 +19,8 @@
  * root as the launcher saw it (RESOLVE_IN_ROOT), a --bind-fd by its fd's
  * path and then checked to be that very object, and a destination under
  * the new root, whatever its symlinks say; pid 1 ends with the first
- * process, which ends the rest (bubblewrap's monitor does the same).
+ * process, which ends the rest (bubblewrap's monitor does the same), and
+ * is no stronger than it: no capability, no_new_privs, not dumpable.
  *
  * Every failure is fatal, reported on stderr, exit status 1. */
 #include "sandbox.h"

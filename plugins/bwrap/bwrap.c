@@ -548,8 +548,8 @@ static void log_native_failed(const struct asb_host *host, struct asb_ctx *ctx,
 {
 	if (b->native)
 		host->log(ctx, ASB_LOG_ERROR,
-		          "agentsandbox-init made the sandbox (plugins.bwrap.builder = %s); "
-		          "--bwrap-builder bubblewrap makes it with bubblewrap",
+		          "agentsandbox-init was making the sandbox (plugins.bwrap.builder = "
+		          "%s); with --bwrap-builder bubblewrap, bubblewrap makes it",
 		          builder_names[b->builder]);
 }
 
