@@ -27,6 +27,12 @@
 #ifndef SYS_mount_setattr
 #define SYS_mount_setattr 442
 #endif
+#ifndef SYS_open_tree
+#define SYS_open_tree 428
+#endif
+#ifndef SYS_fsconfig
+#define SYS_fsconfig 431
+#endif
 
 #ifndef ASB_BWRAP_PATH
 #define ASB_BWRAP_PATH ""
@@ -243,6 +249,27 @@ static int probe_native(const struct asb_host *host, struct asb_ctx *ctx, const 
 		         "builder = init needs Linux 5.12 or newer (mount_setattr); "
 		         "builder = bubblewrap works here");
 		return -ENOSYS;
+	}
+	/* A container's seccomp filter may deny the mount API that bubblewrap
+	 * does without (Docker's, for one). Given no arguments, each fails on
+	 * them where it is reachable (EINVAL, EFAULT), before any capability
+	 * is checked: EPERM, EACCES or ENOSYS is the filter's answer. */
+	static const struct {
+		long nr;
+		const char *name;
+	} mount_api[] = {{SYS_mount_setattr, "mount_setattr"},
+	                 {SYS_open_tree, "open_tree"},
+	                 {SYS_fsconfig, "fsconfig"}};
+	for (size_t i = 0; i < sizeof(mount_api) / sizeof(mount_api[0]); i++) {
+		if (syscall(mount_api[i].nr, -1, 0, 0, 0, 0) == 0 ||
+		    (errno != EPERM && errno != ENOSYS && errno != EACCES))
+			continue;
+		int e = errno;
+		snprintf(why, why_len,
+		         "builder = init: %s is denied here (%s: a seccomp filter?); "
+		         "builder = bubblewrap works without it",
+		         mount_api[i].name, strerror(e));
+		return -e;
 	}
 	host->log(ctx, ASB_LOG_INFO, "builder = %s: agentsandbox-init makes the sandbox",
 	          builder_names[b->builder]);

@@ -227,34 +227,42 @@ ok $([ "$(sessions | wc -l)" = "$before" ]; echo $?) "...and no session is left 
 
 # builder = auto, the default: init where it can make the sandbox, else
 # bubblewrap, saying why. Here a kernel without mount_setattr (Linux <
-# 5.12), as a seccomp filter answers ENOSYS for it to the launch.
-no_mount_setattr() {
+# 5.12), and a container whose seccomp filter denies the mount API (as
+# Docker's may), made by a filter of the test's own on the launch.
+deny_syscall() { # NR ERRNO COMMAND...: COMMAND with syscall NR failing with ERRNO
     /usr/bin/python3 - "$@" <<'PY'
 import ctypes, os, struct, sys
 libc = ctypes.CDLL(None, use_errno=True)
-# nr == mount_setattr (442 on every architecture) ? ERRNO(ENOSYS) : ALLOW
-prog = [(0x20, 0, 0, 0), (0x15, 0, 1, 442), (0x06, 0, 0, 0x00050000 | 38), (0x06, 0, 0, 0x7FFF0000)]
+nr, err = int(sys.argv[1]), int(sys.argv[2])
+# seccomp_data.nr == NR ? ERRNO(err) : ALLOW (mount API numbers are the same everywhere)
+prog = [(0x20, 0, 0, 0), (0x15, 0, 1, nr), (0x06, 0, 0, 0x00050000 | err), (0x06, 0, 0, 0x7FFF0000)]
 buf = ctypes.create_string_buffer(b"".join(struct.pack("HBBI", *i) for i in prog))
-fprog = struct.pack("HxxxxxxP", len(prog), ctypes.addressof(buf))
-fprog_buf = ctypes.create_string_buffer(fprog)
-if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, fprog_buf, 0, 0):
+fprog = ctypes.create_string_buffer(struct.pack("HxxxxxxP", len(prog), ctypes.addressof(buf)))
+if libc.prctl(38, 1, 0, 0, 0) or libc.prctl(22, 2, fprog, 0, 0):
     sys.exit("seccomp: %s" % os.strerror(ctypes.get_errno()))
-os.execv(sys.argv[1], sys.argv[1:])
+os.execv(sys.argv[3], sys.argv[3:])
 PY
 }
 if [ -x /usr/bin/python3 ]; then
-    out=$(unset AGENTSANDBOX_BWRAP_BUILDER
-        no_mount_setattr "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" -- -c 'cat /proc/1/comm' 2>&1)
-    ok $([ "$out" = bwrap ] &&
-        grep -q "builder = auto: bubblewrap makes the sandbox (builder = init needs Linux 5.12" \
-            "$(sessions | tail -1)/launch.log"; echo $?) \
-        "auto, no mount_setattr: bubblewrap makes the sandbox, launch.log says why ($out)"
-    out=$(no_mount_setattr "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" \
+    # 442 mount_setattr, 431 fsconfig (which init's mounts inside
+    # bubblewrap's sandbox do not use); 38 ENOSYS, 1 EPERM.
+    for c in "442 38 builder = init needs Linux 5.12" \
+        "431 1 builder = init: fsconfig is denied here (Operation not permitted: a seccomp filter?)"; do
+        read -r nr err why <<<"$c"
+        out=$(unset AGENTSANDBOX_BWRAP_BUILDER
+            deny_syscall "$nr" "$err" "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" \
+                -- -c 'cat /proc/1/comm' 2>&1)
+        ok $([ "$out" = bwrap ] &&
+            grep -qF "builder = auto: bubblewrap makes the sandbox ($why" "$(sessions | tail -1)/launch.log"
+            echo $?) "auto, syscall $nr failing with errno $err: bubblewrap makes the sandbox, launch.log says why ($out)"
+    done
+    out=$(deny_syscall 442 38 "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" \
         --bwrap-builder init -- -c 'cat /proc/1/comm' 2>&1)
     ok $([ $? -ne 0 ] && grep -q "builder = init needs Linux 5.12" <<<"$out"; echo $?) \
         "init, no mount_setattr: refused, saying why ($out)"
 else
     skip "auto: no python3 to take mount_setattr away"
+    skip "auto: no python3 to deny fsconfig"
     skip "init: no python3 to take mount_setattr away"
 fi
 out=$(unset AGENTSANDBOX_BWRAP_BUILDER
