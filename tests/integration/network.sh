@@ -393,8 +393,9 @@ ok $([ -n "$wired" ] && [ -n "$pruned" ] && [ "$wired" -lt "$pruned" ]; echo $?)
 # --- where the launcher may not make a user namespace -------------------------
 # Where AppArmor lets only the programs it names make user namespaces
 # (Ubuntu 24.04: kernel.apparmor_restrict_unprivileged_userns = 1), an
-# unprivileged launch leaves the network namespace to bubblewrap and wires
-# it once bubblewrap made it (the helper joins it by pid). This kernel has
+# unprivileged launch leaves the network namespace to bubblewrap (which
+# builder = auto takes there) and wires it once bubblewrap made it (the
+# helper joins it by pid). This kernel has
 # no such switch: a preloaded shim (host_shim.c) shows the launcher one
 # that is on. Unprivileged launches only (root is never restricted).
 echo 1 >"$TEST_TMP/apparmor-on"
@@ -408,7 +409,7 @@ if [ "$(id -u)" -eq 0 ]; then
     skip "where the launcher may not make a user namespace: unprivileged launches only"
 elif [ ! -e "$SHIM" ]; then
     skip "where the launcher may not make a user namespace: no shim to preload"
-elif [ "$SANDBOX_MAKER" != bwrap ]; then
+elif [ "${AGENTSANDBOX_BWRAP_BUILDER:-auto}" = init ]; then
     # agentsandbox-init is not one of the programs AppArmor names.
     out=$(restricted "$TEST_TMP/filtered.cfg" -- -c true 2>&1)
     rc=$?
@@ -422,6 +423,11 @@ else
         grep -qx -- --unshare-net "$s/bwrap.args" &&
         grep -q "the filtering proxy listens on the sandbox's 127.0.0.1:3128" "$s/launch.log"; echo $?) \
         "filtered where the launcher may not make a user namespace: bubblewrap makes it, the launcher wires it ($out, $line)"
+    # builder = auto (the default) takes bubblewrap there, and says why.
+    if [ "${AGENTSANDBOX_BWRAP_BUILDER:-auto}" = auto ]; then
+        ok $(grep -q "builder = auto: bubblewrap makes the sandbox (builder = init: AppArmor" "$s/launch.log"
+            echo $?) "auto where AppArmor restricts user namespaces: bubblewrap makes the sandbox, launch.log says why"
+    fi
     in_restricted() { restricted "$TEST_TMP/filtered.cfg" -- -c "$1"; }
     check_probe_ns "filtered, bubblewrap's namespace" in_restricted
     # An older kernel lets no process that shares another's memory (the
