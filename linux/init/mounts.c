@@ -267,19 +267,29 @@ static int walk_nofollow(int dirfd, const char *path)
 	return fd;
 }
 
+/* A newer system call that is not there (ENOSYS), or that a seccomp filter
+ * denies (a container's answers EPERM): the older way instead. Only for
+ * calls that check no permission of their own on what they are given
+ * here (openat2 for O_PATH; open_tree and mount_setattr on init's own
+ * clones, with CAP_SYS_ADMIN held), so EPERM can be nothing else. */
+static bool unavailable(int err)
+{
+	return err == ENOSYS || err == EPERM;
+}
+
 /* An O_PATH fd on what is at path (the top of any mounts stacked there),
  * no symlink followed. */
 static int resolve(const char *path)
 {
 	int fd = open_nosymlinks(AT_FDCWD, path, 0);
-	return fd == -ENOSYS ? walk_nofollow(AT_FDCWD, path) : fd;
+	return fd < 0 && unavailable(-fd) ? walk_nofollow(AT_FDCWD, path) : fd;
 }
 
 /* As resolve(), for the relative path rel beneath the directory dirfd. */
 static int resolve_beneath(int dirfd, const char *rel)
 {
 	int fd = open_nosymlinks(dirfd, rel, RESOLVE_BENEATH_);
-	return fd == -ENOSYS ? walk_nofollow(dirfd, rel) : fd;
+	return fd < 0 && unavailable(-fd) ? walk_nofollow(dirfd, rel) : fd;
 }
 
 /* As resolve(), making what is missing as bubblewrap does for its mount
@@ -364,7 +374,7 @@ static int bind(int src, int dest, const char *dest_path, bool ro, bool legacy)
 			struct mount_attr_ attr = {.attr_set = attrs};
 			if (syscall(SYS_mount_setattr, t, "", AT_EMPTY_PATH | AT_RECURSIVE_, &attr,
 			            sizeof(attr)) < 0) {
-				if (errno != ENOSYS)
+				if (!unavailable(errno))
 					return -errno;
 				/* The clone is not attached: legacy from the start. */
 			} else {
@@ -373,7 +383,7 @@ static int bind(int src, int dest, const char *dest_path, bool ro, bool legacy)
 					return -errno;
 				return 0;
 			}
-		} else if (errno != ENOSYS) {
+		} else if (!unavailable(errno)) {
 			return -errno;
 		}
 	}

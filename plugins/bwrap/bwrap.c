@@ -33,6 +33,9 @@
 #ifndef SYS_fsconfig
 #define SYS_fsconfig 431
 #endif
+#ifndef SYS_openat2
+#define SYS_openat2 437
+#endif
 
 #ifndef ASB_BWRAP_PATH
 #define ASB_BWRAP_PATH ""
@@ -250,8 +253,8 @@ static int probe_native(const struct asb_host *host, struct asb_ctx *ctx, const 
 		         "builder = bubblewrap works here");
 		return -ENOSYS;
 	}
-	/* A container's seccomp filter may deny the mount API that bubblewrap
-	 * does without (Docker's, for one). Given no arguments, each fails on
+	/* A container's seccomp filter may deny the mount API and openat2,
+	 * which bubblewrap does without (Docker's, for one). Given no arguments, each fails on
 	 * them where it is reachable (EINVAL, EFAULT), before any capability
 	 * is checked: EPERM, EACCES or ENOSYS is the filter's answer. */
 	static const struct {
@@ -259,7 +262,8 @@ static int probe_native(const struct asb_host *host, struct asb_ctx *ctx, const 
 		const char *name;
 	} mount_api[] = {{SYS_mount_setattr, "mount_setattr"},
 	                 {SYS_open_tree, "open_tree"},
-	                 {SYS_fsconfig, "fsconfig"}};
+	                 {SYS_fsconfig, "fsconfig"},
+	                 {SYS_openat2, "openat2"}};
 	for (size_t i = 0; i < sizeof(mount_api) / sizeof(mount_api[0]); i++) {
 		if (syscall(mount_api[i].nr, -1, 0, 0, 0, 0) == 0 ||
 		    (errno != EPERM && errno != ENOSYS && errno != EACCES))

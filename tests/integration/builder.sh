@@ -244,10 +244,13 @@ os.execv(sys.argv[3], sys.argv[3:])
 PY
 }
 if [ -x /usr/bin/python3 ]; then
-    # 442 mount_setattr, 431 fsconfig (which init's mounts inside
-    # bubblewrap's sandbox do not use); 38 ENOSYS, 1 EPERM.
+    # 442 mount_setattr, 431 fsconfig, 428 open_tree, 437 openat2; 38
+    # ENOSYS, 1 EPERM. init's own mounts inside bubblewrap's sandbox take
+    # mount(2) and a walk without openat2 where either is denied.
     for c in "442 38 builder = init needs Linux 5.12" \
-        "431 1 builder = init: fsconfig is denied here (Operation not permitted: a seccomp filter?)"; do
+        "431 1 builder = init: fsconfig is denied here (Operation not permitted: a seccomp filter?)" \
+        "428 1 builder = init: open_tree is denied here (Operation not permitted: a seccomp filter?)" \
+        "437 1 builder = init: openat2 is denied here (Operation not permitted: a seccomp filter?)"; do
         read -r nr err why <<<"$c"
         out=$(unset AGENTSANDBOX_BWRAP_BUILDER
             deny_syscall "$nr" "$err" "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" \
@@ -263,6 +266,8 @@ if [ -x /usr/bin/python3 ]; then
 else
     skip "auto: no python3 to take mount_setattr away"
     skip "auto: no python3 to deny fsconfig"
+    skip "auto: no python3 to deny open_tree"
+    skip "auto: no python3 to deny openat2"
     skip "init: no python3 to take mount_setattr away"
 fi
 out=$(unset AGENTSANDBOX_BWRAP_BUILDER
