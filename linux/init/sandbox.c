@@ -213,6 +213,24 @@ static int fd_path(int fd, const char **out)
 	return 0;
 }
 
+/* The namespace an --unshare-* option asks for (cgroup's is -try: made
+ * where the kernel can), or 0. */
+static long unshare_flag(const char *opt)
+{
+	static const struct {
+		const char *name;
+		long flag;
+	} flags[] = {
+	    {"--unshare-user", CLONE_NEWUSER}, {"--unshare-ipc", CLONE_NEWIPC},
+	    {"--unshare-pid", CLONE_NEWPID},   {"--unshare-uts", CLONE_NEWUTS},
+	    {"--unshare-net", CLONE_NEWNET},   {"--unshare-cgroup-try", CLONE_NEWCGROUP},
+	};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (strcmp(opt, flags[i].name) == 0)
+			return flags[i].flag;
+	return 0;
+}
+
 static int parse(struct sandbox *sb, int argc, char **argv)
 {
 	int perms = -1;
@@ -233,19 +251,9 @@ static int parse(struct sandbox *sb, int argc, char **argv)
 			sb->cmd = argv + i + 1;
 			sb->cmd_argc = argc - i - 1;
 			return 0;
-		} else if (strcmp(a, "--unshare-user") == 0) {
-			sb->clone_flags |= CLONE_NEWUSER;
-		} else if (strcmp(a, "--unshare-ipc") == 0) {
-			sb->clone_flags |= CLONE_NEWIPC;
-		} else if (strcmp(a, "--unshare-pid") == 0) {
-			sb->clone_flags |= CLONE_NEWPID;
-		} else if (strcmp(a, "--unshare-uts") == 0) {
-			sb->clone_flags |= CLONE_NEWUTS;
-		} else if (strcmp(a, "--unshare-net") == 0) {
-			sb->clone_flags |= CLONE_NEWNET;
-		} else if (strcmp(a, "--unshare-cgroup-try") == 0) {
-			sb->clone_flags |= CLONE_NEWCGROUP;
-			sb->cgroup_try = true;
+		} else if ((v = unshare_flag(a)) != 0) {
+			sb->clone_flags |= (unsigned long)v;
+			sb->cgroup_try |= v == CLONE_NEWCGROUP;
 		} else if (strcmp(a, "--die-with-parent") == 0) {
 			sb->die_with_parent = true;
 		} else if (strcmp(a, "--disable-userns") == 0) {

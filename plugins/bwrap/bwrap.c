@@ -572,25 +572,29 @@ static int read_status(struct bwrap *b)
 	return 1;
 }
 
-/* A sandbox that agentsandbox-init failed to make, where bubblewrap may
- * not: how to tell them apart. */
-static void log_native_failed(const struct asb_host *host, struct asb_ctx *ctx,
-                              const struct bwrap *b)
+/* Where agentsandbox-init was making the sandbox, how to have bubblewrap
+ * make it instead: appended to the one error the user reads (the first a
+ * plugin logs is the launch's). */
+static void native_hint(const struct bwrap *b, char *buf, size_t len)
 {
+	buf[0] = '\0';
 	if (b->native)
-		host->log(ctx, ASB_LOG_ERROR,
-		          "agentsandbox-init was making the sandbox (plugins.bwrap.builder = "
-		          "%s); with --bwrap-builder bubblewrap, bubblewrap makes it",
-		          builder_names[b->builder]);
+		snprintf(buf, len,
+		         "; agentsandbox-init was making it (plugins.bwrap.builder = %s): with "
+		         "--bwrap-builder bubblewrap, bubblewrap makes it",
+		         builder_names[b->builder]);
 }
 
 static int bwrap_wait(const struct asb_host *host, struct asb_ctx *ctx, void *data, int wstatus)
 {
 	struct bwrap *b = data;
 	read_info(b);
+	char hint[256];
+	native_hint(b, hint, sizeof(hint));
 	/* No pid reported: the maker failed before the sandbox existed. */
 	if (b->sandbox_pid <= 0) {
-		log_native_failed(host, ctx, b);
+		if (hint[0])
+			host->log(ctx, ASB_LOG_ERROR, "the sandbox could not be made%s", hint);
 		return -EIO;
 	}
 	if (b->status[0] >= 0) {
@@ -600,8 +604,8 @@ static int bwrap_wait(const struct asb_host *host, struct asb_ctx *ctx, void *da
 			    ctx, ASB_LOG_ERROR,
 			    "the sandbox failed while it was being set up, before the agent's "
 			    "command ran (bubblewrap's or agentsandbox-init's message above "
-			    "says why; `agentsandbox --check` checks the config)");
-			log_native_failed(host, ctx, b);
+			    "says why; `agentsandbox --check` checks the config)%s",
+			    hint);
 			return -EIO;
 		}
 		if (reached < 0) {

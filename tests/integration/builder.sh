@@ -263,12 +263,29 @@ if [ -x /usr/bin/python3 ]; then
         --bwrap-builder init -- -c 'cat /proc/1/comm' 2>&1)
     ok $([ $? -ne 0 ] && grep -q "builder = init needs Linux 5.12" <<<"$out"; echo $?) \
         "init, no mount_setattr: refused, saying why ($out)"
+    # A sandbox init fails to make after the probe passed (pivot_root
+    # denied: 155 on x86_64): the launch fails naming init's step and the
+    # builder flag that runs bubblewrap instead, and nothing of it is left.
+    if [ "$(uname -m)" = x86_64 ]; then
+        out=$(unset AGENTSANDBOX_BWRAP_BUILDER
+            deny_syscall 155 1 "$ASB" --plugin-dir "$ASB_PLUGIN_DIR" -c "$TEST_TMP/off.cfg" \
+                -- -c 'echo RAN' 2>&1)
+        rc=$?
+        sleep 0.2
+        ok $([ $rc -ne 0 ] && ! grep -q RAN <<<"$out" && grep -q "pivot_root: Operation not permitted" <<<"$out" &&
+            grep -q "with --bwrap-builder bubblewrap, bubblewrap makes it" <<<"$out" &&
+            ! pgrep -u "$(id -u)" -x asb-sandbox >/dev/null; echo $?) \
+            "init failing to make the sandbox: the step and --bwrap-builder bubblewrap named, nothing left ($rc: $out)"
+    else
+        skip "init failing to make the sandbox: pivot_root's number is x86_64's"
+    fi
 else
     skip "auto: no python3 to take mount_setattr away"
     skip "auto: no python3 to deny fsconfig"
     skip "auto: no python3 to deny open_tree"
     skip "auto: no python3 to deny openat2"
     skip "init: no python3 to take mount_setattr away"
+    skip "init failing to make the sandbox: no python3 to deny pivot_root"
 fi
 out=$(unset AGENTSANDBOX_BWRAP_BUILDER
     asb -c "$TEST_TMP/off.cfg" -- -c 'cat /proc/1/comm' 2>&1)
